@@ -1,0 +1,18 @@
+# One place for the warning set, applied per target so that third-party code
+# (LibTorch, QCustomPlot, GoogleTest) keeps its own flags.
+function(tb_set_warnings target)
+  target_compile_options(${target} PRIVATE
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+    -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual -Wnull-dereference
+    -Wimplicit-fallthrough)
+  if(TB_WARNINGS_AS_ERRORS)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# Qt targets get the house string/loop rules of STYLE.md on top.
+function(tb_set_qt_rules target)
+  target_compile_definitions(${target} PRIVATE
+    QT_NO_CAST_FROM_ASCII QT_NO_CAST_TO_ASCII QT_NO_FOREACH QT_NO_KEYWORDS
+    QT_NO_NARROWING_CONVERSIONS_IN_CONNECT QT_USE_QSTRINGBUILDER)
+endfunction()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian package TrainBench needs to build, test and run.
+# Idempotent: packages already present are left alone, so a second run only
+# pays for `apt-get update`. Used by scripts/start.sh, scripts/test.sh and CI.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config
+  # core
+  nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libyaml-cpp-dev
+  # training engine: LibTorch (CPU) with the c10d headers it includes, and a
+  # threaded OpenBLAS (without it LibTorch falls back to the reference BLAS)
+  libtorch-dev libgloo-dev libopenblas0-pthread
+  # GUI
+  qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev
+  fonts-dejavu-core
+  # tests
+  libgtest-dev libgmock-dev
+)
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  sudo_cmd=(sudo)
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all ${#packages[@]} packages already installed"
+fi
