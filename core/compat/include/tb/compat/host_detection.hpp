@@ -41,6 +41,14 @@ struct DetectOptions {
   int nvidiaSmiTimeoutMs = 10000;
 };
 
+/// The default DetectOptions with these environment variables laid over
+/// them, so the CLI and GUI (and their integration tests) can simulate a host:
+///   TRAINBENCH_NVIDIA_SMI=PATH           nvidia-smi to run instead of the one on PATH
+///   TRAINBENCH_PROC_DRIVER_VERSION=PATH  file to read instead of /proc/driver/nvidia/version
+///   TRAINBENCH_DISABLE_NVML=1            skip NVML (any value but empty or "0")
+/// Empty variables are ignored.
+[[nodiscard]] DetectOptions detectOptionsFromEnvironment();
+
 /// Runs the detectors in order; never fails.
 [[nodiscard]] HostInfo detectHost(const DetectOptions& options = {});
 

@@ -1,0 +1,17 @@
+// Entry point of the trainbench command line. The streams are parameters so
+// that the whole CLI can be driven in process as well as from main().
+#pragma once
+
+#include <iostream>
+
+namespace tb::cli {
+
+/// Parses the command line, runs the chosen command and returns the process
+/// exit code of the CLI contract (0 ok, 1 failure, 2 bad input, 3 check said no).
+int run(int argc, const char* const* argv, std::ostream& out = std::cout,
+        std::ostream& err = std::cerr);
+
+/// Same as above, for main()'s argv type.
+inline int run(int argc, char** argv) { return run(argc, static_cast<const char* const*>(argv)); }
+
+}  // namespace tb::cli

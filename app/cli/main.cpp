@@ -1,0 +1,5 @@
+// The trainbench executable: all of the CLI lives in tb::cli so that it can
+// be tested and reused; this file only hands over the command line.
+#include "tb/cli/cli_app.hpp"
+
+int main(int argc, char** argv) { return tb::cli::run(argc, argv); }

@@ -1,0 +1,109 @@
+// Builds the CLI11 app, registers the commands and maps every way a run can
+// end onto the exit codes of the CLI contract. CLI11's own exit codes (105,
+// 106, ...) are not part of that contract, so every parse error becomes 2.
+#include "tb/cli/cli_app.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <array>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "command.hpp"
+#include "exit_codes.hpp"
+
+namespace tb::cli {
+namespace {
+
+// One line per command; later commands (run, memory, plan, ...) add theirs.
+constexpr std::array<CommandRegistrar, 2> kCommands = {
+    &registerImagesCommand,
+    &registerCompatCommand,
+};
+
+std::string failureMessage(const CLI::App* /*app*/, const CLI::Error& error) {
+  return "trainbench: " + std::string(error.what()) +
+         "\nRun with --help for more information.\n";
+}
+
+void addGlobalOptions(CLI::App& app, GlobalOptions& globals) {
+  app.set_version_flag("--version", std::string("trainbench ") + TB_VERSION);
+  app.add_option("--catalog", globals.catalogFiles,
+                 "Extra release catalog (JSON) laid over the built-in one; repeatable, "
+                 "later files win")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// CLI11 reports a missing or mistyped command only as "A subcommand is
+// required"; the word the user typed is left over among the unparsed
+// arguments, so the message can name it.
+std::optional<std::string> commandProblem(const CLI::App& app, const CLI::ParseError& error) {
+  if (!app.get_subcommands().empty()) return std::nullopt;
+  const std::vector<std::string> leftover = app.remaining();
+  if (!leftover.empty() && !leftover.front().starts_with("-")) {
+    return "unknown command '" + leftover.front() + "'";
+  }
+  if (leftover.empty() && error.get_name() == "RequiredError") return "no command given";
+  return std::nullopt;
+}
+
+std::string commandNames(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  return names;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"TrainBench: will a training-nv-pytorch image run here, and how to use it well.",
+               "trainbench"};
+  app.failure_message(failureMessage);
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'trainbench COMMAND --help' for a command's options.\n"
+      "Exit codes: 0 success, 1 runtime failure, 2 usage or bad input, 3 a check said no.\n"
+      "With --json a command prints exactly one JSON document on stdout. See docs/CLI.md.");
+  // Subcommands hand options they do not know (--catalog) to the top level,
+  // so global options may come before or after the command name.
+  app.fallthrough();
+
+  GlobalOptions globals;
+  addGlobalOptions(app, globals);
+
+  std::array<RegisteredCommand, kCommands.size()> commands{};
+  for (std::size_t i = 0; i < kCommands.size(); ++i) commands[i] = kCommands[i](app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (const auto problem = commandProblem(app, error)) {
+      err << "trainbench: " << *problem << "; commands: " << commandNames(app)
+          << "\nRun with --help for more information.\n";
+      return kExitBadInput;
+    }
+    const int code = app.exit(error, out, err);
+    return code == 0 ? kExitSuccess : kExitBadInput;
+  }
+
+  const CommandContext context(globals, out, err);
+  for (const RegisteredCommand& command : commands) {
+    if (!command.subcommand->parsed()) continue;
+    try {
+      return command.action(context);
+    } catch (const std::exception& error) {
+      // A broken contract inside a command: report it instead of aborting.
+      err << "trainbench: internal error: " << error.what() << '\n';
+      return kExitRuntimeFailure;
+    }
+  }
+  err << "trainbench: no command was chosen\n";
+  return kExitBadInput;
+}
+
+}  // namespace tb::cli

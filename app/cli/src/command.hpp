@@ -1,0 +1,66 @@
+// How a command plugs into the CLI. Each command lives in its own file and
+// exposes one registrar: it adds its subcommand (options, help) to the app and
+// returns the action to run when the user picked it. Adding a command is one
+// more file plus one line in cli_app.cpp's table.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tb/catalog/catalog.hpp"
+#include "tb/common/expected.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace tb::cli {
+
+/// Options that every command accepts, parsed by the top-level app.
+struct GlobalOptions {
+  std::vector<std::string> catalogFiles;  ///< --catalog FILE, in the order given
+};
+
+/// What a command's action works with: the output streams and the global
+/// options. Commands write only through these streams.
+class CommandContext {
+ public:
+  CommandContext(const GlobalOptions& globals, std::ostream& out, std::ostream& err)
+      : globals_(globals), out_(out), err_(err) {}
+
+  [[nodiscard]] std::ostream& out() const { return out_; }
+  [[nodiscard]] std::ostream& err() const { return err_; }
+
+  /// The built-in catalog with every --catalog file laid over it in order.
+  /// Errors are bad input and name the file and the JSON path.
+  [[nodiscard]] Expected<catalog::Catalog> loadCatalog() const;
+
+  /// Prints "trainbench: <message>" on stderr and returns the exit code for
+  /// the error's kind.
+  int fail(const Error& error) const;
+
+ private:
+  const GlobalOptions& globals_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+/// Runs a parsed command and returns its exit code.
+using CommandAction = std::function<int(const CommandContext&)>;
+
+/// A subcommand of the app and the action behind it.
+struct RegisteredCommand {
+  CLI::App* subcommand = nullptr;
+  CommandAction action;
+};
+
+/// Adds one command to the app.
+using CommandRegistrar = RegisteredCommand (*)(CLI::App& app);
+
+RegisteredCommand registerImagesCommand(CLI::App& app);
+RegisteredCommand registerCompatCommand(CLI::App& app);
+
+}  // namespace tb::cli

@@ -1,0 +1,28 @@
+// Loading the catalog is shared by every command that reads releases, so the
+// --catalog handling (merge order, error wording) is defined once here.
+#include <ostream>
+
+#include "command.hpp"
+#include "exit_codes.hpp"
+#include "tb/catalog/catalog_loader.hpp"
+
+namespace tb::cli {
+
+Expected<catalog::Catalog> CommandContext::loadCatalog() const {
+  catalog::Catalog merged = catalog::builtinCatalog();
+  for (const std::string& file : globals_.catalogFiles) {
+    auto extra = catalog::loadCatalogFile(file);
+    // A file the user named that cannot be used is bad input, whatever the
+    // loader's reason (missing, unreadable, malformed).
+    if (!extra) return makeError(ErrorKind::BadInput, "--catalog: " + extra.error().message);
+    merged = catalog::mergeCatalogs(merged, *extra);
+  }
+  return merged;
+}
+
+int CommandContext::fail(const Error& error) const {
+  err_ << "trainbench: " << error.message << '\n';
+  return exitCodeFor(error.kind);
+}
+
+}  // namespace tb::cli

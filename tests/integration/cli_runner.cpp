@@ -1,0 +1,63 @@
+// Failures to start the binary are reported as test failures with the
+// reason, never as crashes, so a missing build shows up clearly in ctest.
+#include "cli_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tb/common/subprocess.hpp"
+
+namespace tb::cli::test {
+
+CliRun runCli(const std::vector<std::string>& args,
+              const std::map<std::string, std::string>& environment) {
+  std::vector<std::string> argv{TRAINBENCH_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+
+  ProcessOptions options;
+  options.timeout = std::chrono::milliseconds(30000);
+  options.environment = {
+      {"TRAINBENCH_DISABLE_NVML", "1"},
+      {"TRAINBENCH_NVIDIA_SMI", "/nonexistent/nvidia-smi"},
+      {"TRAINBENCH_PROC_DRIVER_VERSION", "/nonexistent/proc-driver-version"},
+      {"LC_ALL", "C"},
+  };
+  for (const auto& [name, value] : environment) options.environment[name] = value;
+
+  CliRun run;
+  auto result = runProcess(argv, options);
+  if (!result) {
+    ADD_FAILURE() << "cannot start " << TRAINBENCH_EXE << ": " << result.error().message;
+    return run;
+  }
+  EXPECT_FALSE(result->timedOut) << "trainbench timed out";
+  EXPECT_EQ(result->signal, 0) << "trainbench was killed by signal " << result->signal;
+  run.exitCode = result->exitCode;
+  run.out = std::move(result->standardOutput);
+  run.err = std::move(result->standardError);
+  return run;
+}
+
+std::string fixture(const std::string& name) {
+  return std::string(TB_TEST_DATA_DIR) + "/cli/" + name;
+}
+
+std::map<std::string, std::string> fakeSmiHost(const std::string& script) {
+  return {{"TRAINBENCH_NVIDIA_SMI", fixture(script)}};
+}
+
+nlohmann::json parseSingleDocument(const CliRun& run) {
+  try {
+    return nlohmann::json::parse(run.out);
+  } catch (const nlohmann::json::exception& error) {
+    ADD_FAILURE() << "stdout is not exactly one JSON document: " << error.what()
+                  << "\nstdout:\n" << run.out << "\nstderr:\n" << run.err;
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+}
+
+const std::vector<std::string>& builtinTags() {
+  static const std::vector<std::string> tags{"25.04", "25.06", "25.07", "25.08", "25.09", "25.10"};
+  return tags;
+}
+
+}  // namespace tb::cli::test

@@ -1,0 +1,39 @@
+// Runs the built trainbench binary for the integration tests. Every run is
+// hermetic by default: host detection sees no NVML, no nvidia-smi and no
+// /proc driver file, so results do not depend on the machine running the
+// tests (a GPU host included). Tests that simulate a host override those.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tb::cli::test {
+
+/// What one run of the CLI produced.
+struct CliRun {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `trainbench args...`; `environment` is laid over the hermetic one.
+CliRun runCli(const std::vector<std::string>& args,
+              const std::map<std::string, std::string>& environment = {});
+
+/// A file under tests/data/cli/.
+std::string fixture(const std::string& name);
+
+/// Environment for a host whose nvidia-smi is the given fixture script.
+std::map<std::string, std::string> fakeSmiHost(const std::string& script);
+
+/// Parses stdout as exactly one JSON document; trailing text fails the test
+/// (nlohmann::json::parse refuses it) and yields a discarded value.
+nlohmann::json parseSingleDocument(const CliRun& run);
+
+/// The tags of the built-in catalog, as the issue fixes them.
+const std::vector<std::string>& builtinTags();
+
+}  // namespace tb::cli::test
