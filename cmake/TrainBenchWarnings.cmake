@@ -3,7 +3,7 @@
 function(tb_set_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual -Wnull-dereference
+    -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual
     -Wimplicit-fallthrough)
   if(TB_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
