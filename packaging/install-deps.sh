@@ -13,10 +13,10 @@ packages=(
   # threaded OpenBLAS (without it LibTorch falls back to the reference BLAS)
   libtorch-dev libgloo-dev libopenblas0-pthread
   # GUI
-  qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev
+  qt6-base-dev qt6-base-dev-tools libqt6svg6 libqcustomplot-dev libgl-dev
   fonts-dejavu-core
-  # tests
-  libgtest-dev libgmock-dev
+  # tests: GoogleTest, and a real OCI registry on loopback for the registry client
+  libgtest-dev libgmock-dev docker-registry
 )
 
 sudo_cmd=()

@@ -1,0 +1,185 @@
+// The main window: only built pages in the sidebar, extra catalogs loaded all
+// or nothing (with the loader's message on screen), and choices that survive
+// a restart without ever touching the real user's settings file.
+#include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTest>
+
+#include <memory>
+
+#include "tb/catalog/catalog_loader.hpp"
+#include "ui/application_identity.h"
+#include "ui/catalog_session.h"
+#include "ui/image/host_panel.h"
+#include "ui/image/image_page.h"
+#include "ui/main_window.h"
+#include "ui/studio_pages.h"
+#include "ui/studio_settings.h"
+#include "ui_test_support.h"
+
+using tb::ui::MainWindow;
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private:
+  tb::ui::test::TestSandbox sandbox_;
+
+  static std::unique_ptr<MainWindow> makeWindow(
+      tb::ui::SettingsAccess access = tb::ui::SettingsAccess::ReadWrite) {
+    tb::ui::MainWindowOptions options;
+    options.settingsAccess = access;
+    return std::make_unique<MainWindow>(tb::catalog::builtinCatalog(), options);
+  }
+
+  static QStringList tags(const tb::catalog::Catalog& catalog) {
+    QStringList list;
+    for (const auto& release : catalog.releases) list.append(QString::fromStdString(release.tag));
+    return list;
+  }
+
+ private Q_SLOTS:
+  void init() { tb::ui::test::clearStudioSettings(); }
+
+  void settingsLiveInTheTestSandbox() {
+    const QString file = tb::ui::StudioSettings::fileName();
+    QVERIFY2(file.startsWith(sandbox_.home()), qPrintable(file));
+    QVERIFY2(file.contains(QStringLiteral(".qttest")), qPrintable(file));
+    QVERIFY(file.endsWith(QStringLiteral("TrainBench/TrainBench Studio.conf")));
+  }
+
+  void sidebarListsOnlyBuiltPages() {
+    auto window = makeWindow();
+    QCOMPARE(window->sidebarPageIds(), tb::ui::availablePageIds());
+    QCOMPARE(window->sidebarPageIds(), QStringList{QStringLiteral("image")});
+    QCOMPARE(window->currentPageId(), QStringLiteral("image"));
+    QVERIFY(!window->showPage(QStringLiteral("memory")));
+    QVERIFY(!window->showPage(QStringLiteral("no-such-page")));
+    QCOMPARE(window->currentPageId(), QStringLiteral("image"));
+    QVERIFY(tb::ui::allPageIds().contains(QStringLiteral("reports")));
+  }
+
+  void defaultSizeIsUsedWhenNothingIsSaved() {
+    auto window = makeWindow();
+    QCOMPARE(window->size(), MainWindow::kDefaultSize);
+  }
+
+  void windowFitsASmallLaptopScreen() {
+    auto window = makeWindow();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    const QSize minimum = window->minimumSizeHint();
+    QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800,
+             qPrintable(
+                 QStringLiteral("minimum size %1x%2").arg(minimum.width()).arg(minimum.height())));
+  }
+
+  void malformedCatalogLeavesTheCatalogUnchanged() {
+    auto window = makeWindow();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    const QStringList before = tags(window->session().catalog());
+    const std::string versionBefore = window->session().catalog().catalogVersion;
+    const int rowsBefore = window->imagePage()->releaseView()->model()->rowCount();
+    const QString file = tb::ui::test::testDataFile(QStringLiteral("malformed-release.json"));
+
+    const tb::Status status = window->loadCatalogInteractively(file);
+    QVERIFY(!status.ok());
+    QCOMPARE(tags(window->session().catalog()), before);
+    QCOMPARE(window->session().catalog().catalogVersion, versionBefore);
+    QCOMPARE(window->imagePage()->releaseView()->model()->rowCount(), rowsBefore);
+    QVERIFY(!before.contains(QStringLiteral("26.02")));  // the valid half is not kept either
+
+    auto* box = window->findChild<QMessageBox*>(QStringLiteral("catalogErrorBox"));
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    const QString message = box->informativeText();
+    QVERIFY2(message.contains(QStringLiteral("malformed-release.json")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("$.releases[1].required_driver")),
+             qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("integer")), qPrintable(message));
+    box->close();
+  }
+
+  void missingCatalogFileIsRefusedByName() {
+    auto window = makeWindow();
+    const int before = static_cast<int>(window->session().catalog().releases.size());
+    const tb::Status status =
+        window->loadCatalogInteractively(QStringLiteral("/nonexistent/x.json"));
+    QVERIFY(!status.ok());
+    QVERIFY(QString::fromStdString(status.error().message).contains(QStringLiteral("x.json")));
+    QCOMPARE(static_cast<int>(window->session().catalog().releases.size()), before);
+  }
+
+  void extraCatalogAddsAReleaseRow() {
+    auto window = makeWindow();
+    QAbstractItemModel* rows = window->imagePage()->releaseView()->model();
+    const int before = rows->rowCount();
+    const QString file = tb::ui::test::testDataFile(QStringLiteral("extra-release.json"));
+    QVERIFY(window->loadCatalogInteractively(file).ok());
+    QCOMPARE(rows->rowCount(), before + 1);
+    QVERIFY(tags(window->session().catalog()).contains(QStringLiteral("26.01")));
+    QVERIFY(window->findChild<QMessageBox*>(QStringLiteral("catalogErrorBox")) == nullptr);
+    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("extra-release.json")));
+  }
+
+  void lastChoicesSurviveANewWindow() {
+    {
+      auto window = makeWindow();
+      window->show();
+      QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+      tb::ui::HostPanel* host = window->imagePage()->hostPanel();
+      QTRY_VERIFY(!window->isBusy());
+      window->session().selectRelease(QStringLiteral("25.08"));
+      host->driverEdit()->clear();
+      QTest::keyClicks(host->driverEdit(), QStringLiteral("535.104.05"));
+      host->setGpuName(QStringLiteral("NVIDIA H200"));
+      host->gpuCountSpin()->setValue(8);
+      host->archCombo()->setCurrentIndex(host->archCombo()->findData(QStringLiteral("arm64")));
+      window->resize(1500, 820);
+      window->close();
+    }
+    auto window = makeWindow();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    QTRY_VERIFY(!window->isBusy());  // detection must not overwrite typed values
+    tb::ui::HostPanel* host = window->imagePage()->hostPanel();
+    QCOMPARE(window->session().selectedReleaseTag(), QStringLiteral("25.08"));
+    QCOMPARE(host->driverEdit()->text(), QStringLiteral("535.104.05"));
+    QCOMPARE(host->input().gpuName, QStringLiteral("NVIDIA H200"));
+    QCOMPARE(host->gpuCountSpin()->value(), 8);
+    TB_COMPARE_ENUM(host->input().arch, tb::catalog::CpuArch::Arm64);
+    QCOMPARE(window->size(), QSize(1500, 820));
+    QCOMPARE(window->currentPageId(), QStringLiteral("image"));
+  }
+
+  void readOnlyWindowsWriteNothing() {
+    {
+      auto window = makeWindow(tb::ui::SettingsAccess::ReadOnly);
+      window->session().selectRelease(QStringLiteral("25.06"));
+      window->imagePage()->hostPanel()->driverEdit()->setText(QStringLiteral("580.65.06"));
+      window->close();
+    }
+    const tb::ui::ImagePageChoices choices = tb::ui::StudioSettings().imagePageChoices();
+    QVERIFY(choices.driver.isEmpty());
+    QVERIFY(choices.releaseTag.isEmpty());
+  }
+
+  void aboutNamesVersionLicenceAndCredits() {
+    const QString text = tb::ui::aboutText(QStringLiteral("2026.11.1"));
+    QVERIFY(text.contains(tb::ui::applicationVersion()));
+    QVERIFY(text.contains(QStringLiteral("GPL-3.0-or-later")));
+    QVERIFY(text.contains(QStringLiteral("QCustomPlot")));
+    QVERIFY(text.contains(QStringLiteral("2026.11.1")));
+    QCOMPARE(tb::ui::applicationVersion(), QStringLiteral(TB_PROJECT_VERSION));
+  }
+};
+
+TB_UI_TEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"

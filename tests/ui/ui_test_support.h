@@ -1,0 +1,67 @@
+// Shared by the Qt tests of the Studio: a fixture catalog built in C++ (so
+// page tests do not move when the shipped data is edited), and a sandbox
+// that keeps tests away from the user's settings and from the real GPU.
+#pragma once
+
+#include <QApplication>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "tb/catalog/catalog.hpp"
+#include "ui/qt_text.h"
+
+namespace tb::ui::test {
+
+/// Constructed first in every test object: points HOME at a temporary
+/// directory and turns on QStandardPaths test mode, so QSettings writes
+/// under <tmp>/.qttest, and simulates a host without an NVIDIA driver
+/// unless the environment already says otherwise.
+class TestSandbox {
+ public:
+  TestSandbox();
+  [[nodiscard]] QString home() const { return home_.path(); }
+
+ private:
+  QTemporaryDir home_;
+};
+
+/// Three releases and four driver branches:
+///   30.01  CUDA 12.8.0, driver >= 575, R535 from 535.86 and R470 from 470.57, amd64
+///   30.02  CUDA 12.10.0, driver >= 580, R535 from 535.86, amd64 + arm64
+///   30.03  CUDA 12.9.0, driver >= 570, no forward compatibility, amd64
+/// Branches R535 (535.104.05), R550 (550.54.15), R570 (570.124.06), R580 (580.65.06).
+[[nodiscard]] tb::catalog::Catalog fixtureCatalog();
+
+/// A driver version the test knows is valid.
+[[nodiscard]] tb::catalog::DriverVersion driverVersion(const char* text);
+
+/// A file under tests/ui/data.
+[[nodiscard]] QString testDataFile(const QString& name);
+
+/// Removes every Studio setting (in the sandbox).
+void clearStudioSettings();
+
+/// The offscreen platform's screen is 800x600, smaller than the window; a
+/// 1920x1200 screen (tests/ui/offscreen-screen.json) keeps restoreGeometry
+/// from clamping sizes the tests check. Call before QApplication exists.
+void useLargeOffscreenScreen();
+
+}  // namespace tb::ui::test
+
+/// QCOMPARE for the core's enums. They have a toString() returning
+/// std::string_view, which QTest would find by ADL and cannot print, so the
+/// comparison is done on those names instead.
+#define TB_COMPARE_ENUM(actual, expected) \
+  QCOMPARE(tb::ui::toQString(toString(actual)), tb::ui::toQString(toString(expected)))
+
+/// QTEST_MAIN with a large offscreen screen.
+#define TB_UI_TEST_MAIN(TestClass)           \
+  int main(int argc, char* argv[]) {         \
+    tb::ui::test::useLargeOffscreenScreen(); \
+    QApplication app(argc, argv);            \
+    TestClass test;                          \
+    return QTest::qExec(&test, argc, argv);  \
+  }
+
+namespace tb::ui::test {}  // namespace tb::ui::test

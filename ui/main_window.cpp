@@ -1,0 +1,205 @@
+// Pages are looked up by id through studio_pages.h, so the sidebar, the
+// command line and the saved "last page" all use the same names.
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QIcon>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+#include "ui/application_identity.h"
+#include "ui/catalog_session.h"
+#include "ui/image/image_page.h"
+#include "ui/qt_text.h"
+#include "ui/studio_pages.h"
+
+// Resources of a static library must be registered by hand (the linker would
+// otherwise drop the unreferenced initializer); Q_INIT_RESOURCE must be
+// called outside any namespace.
+static void initStudioResources() { Q_INIT_RESOURCE(studio); }
+
+namespace tb::ui {
+
+namespace {
+
+constexpr int kSidebarWidth = 168;
+constexpr int kStatusMessageMs = 6000;
+
+}  // namespace
+
+MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent),
+      settings_(options.settingsAccess),
+      session_(new CatalogSession(std::move(catalog), this)) {
+  initStudioResources();
+  setWindowTitle(applicationName());
+  setWindowIcon(QIcon(QStringLiteral(":/icons/trainbench-studio.svg")));
+
+  sidebar_ = new QListWidget(this);
+  sidebar_->setObjectName(QStringLiteral("pageSidebar"));
+  sidebar_->setFixedWidth(kSidebarWidth);
+  sidebar_->setIconSize(QSize(24, 24));
+  sidebar_->setFrameShape(QFrame::NoFrame);
+  sidebar_->setSpacing(2);
+  sidebar_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  QPalette sidebarPalette = sidebar_->palette();
+  sidebarPalette.setColor(QPalette::Base, palette().color(QPalette::Window).darker(104));
+  sidebar_->setPalette(sidebarPalette);
+
+  stack_ = new QStackedWidget(this);
+  stack_->setObjectName(QStringLiteral("pageStack"));
+
+  auto* divider = new QFrame(this);
+  divider->setFrameShape(QFrame::VLine);
+  divider->setFrameShadow(QFrame::Plain);
+  divider->setForegroundRole(QPalette::Mid);
+
+  auto* central = new QWidget(this);
+  auto* layout = new QHBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(sidebar_);
+  layout->addWidget(divider);
+  layout->addWidget(stack_, 1);
+  setCentralWidget(central);
+
+  imagePage_ = new ImagePage(*session_, settings_, stack_);
+  addPage(QStringLiteral("image"), imagePage_);
+  connect(imagePage_, &ImagePage::busyChanged, this, [this](bool busy) {
+    if (!busy) Q_EMIT settled();
+  });
+
+  connect(sidebar_, &QListWidget::currentRowChanged, this, [this](int row) {
+    if (row < 0) return;
+    stack_->setCurrentIndex(row);
+    saveWindowState();
+  });
+
+  buildMenus();
+  catalogStatus_ = new QLabel(this);
+  statusBar()->addPermanentWidget(catalogStatus_);
+  connect(session_, &CatalogSession::catalogChanged, this, &MainWindow::updateStatusBar);
+  updateStatusBar();
+
+  if (!restoreGeometry(settings_.windowGeometry())) resize(kDefaultSize);
+  restoreState(settings_.windowState());
+  const QString lastPage = settings_.lastPage();
+  if (!showPage(options.initialPage) && !showPage(lastPage)) sidebar_->setCurrentRow(0);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addPage(const QString& id, QWidget* page) {
+  const std::optional<StudioPage> info = findStudioPage(id);
+  auto* item = new QListWidgetItem(QIcon(info->iconPath), info->title, sidebar_);
+  item->setData(Qt::UserRole, id);
+  item->setSizeHint(QSize(kSidebarWidth - 8, 40));
+  item->setToolTip(tr("%1 page (--page %2)").arg(info->title, id));
+  stack_->addWidget(page);
+  pageIds_.append(id);
+}
+
+bool MainWindow::showPage(const QString& id) {
+  const auto index = pageIds_.indexOf(id);
+  if (index < 0) return false;
+  sidebar_->setCurrentRow(static_cast<int>(index));
+  return true;
+}
+
+QString MainWindow::currentPageId() const {
+  const int index = stack_->currentIndex();
+  return index >= 0 ? pageIds_.value(index) : QString();
+}
+
+QStringList MainWindow::sidebarPageIds() const {
+  QStringList ids;
+  for (int row = 0; row < sidebar_->count(); ++row) {
+    ids.append(sidebar_->item(row)->data(Qt::UserRole).toString());
+  }
+  return ids;
+}
+
+bool MainWindow::isBusy() const { return imagePage_->isBusy(); }
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* load = file->addAction(QIcon(QStringLiteral(":/icons/open-catalog.svg")),
+                                  tr("&Load Catalog\u2026"), this, &MainWindow::chooseCatalogFile);
+  load->setShortcut(QKeySequence::Open);
+  load->setStatusTip(tr("Lay an extra catalog file over the current releases"));
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About %1").arg(applicationName()), this, &MainWindow::showAbout);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::chooseCatalogFile() {
+  const QString start = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  const QString path = QFileDialog::getOpenFileName(this, tr("Load Catalog"), start,
+                                                    tr("Catalog files (*.json);;All files (*)"));
+  if (!path.isEmpty()) (void)loadCatalogInteractively(path);
+}
+
+tb::Status MainWindow::loadCatalogInteractively(const QString& path) {
+  const std::size_t before = session_->catalog().releases.size();
+  tb::Status status = session_->loadExtraCatalog(path);
+  if (!status) {
+    auto* box = new QMessageBox(
+        QMessageBox::Warning, tr("Catalog not loaded"),
+        tr("%1 was not loaded; the catalog is unchanged.").arg(QFileInfo(path).fileName()),
+        QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("catalogErrorBox"));
+    box->setInformativeText(toQString(status.error().message));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    return status;
+  }
+  const std::size_t added = session_->catalog().releases.size() - before;
+  statusBar()->showMessage(
+      tr("Loaded %1: %2 new release(s)").arg(QFileInfo(path).fileName()).arg(added),
+      kStatusMessageMs);
+  return status;
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About %1").arg(applicationName()),
+                     aboutText(toQString(session_->catalog().catalogVersion)));
+}
+
+void MainWindow::updateStatusBar() {
+  const tb::catalog::Catalog& catalog = session_->catalog();
+  QStringList sources;
+  for (const std::string& source : catalog.sources) {
+    sources.append(QFileInfo(toQString(source)).fileName());
+  }
+  catalogStatus_->setText(tr("Catalog %1 \u00b7 %2 releases \u00b7 %3")
+                              .arg(toQString(catalog.catalogVersion))
+                              .arg(catalog.releases.size())
+                              .arg(sources.join(QStringLiteral(" + "))));
+  catalogStatus_->setToolTip(toQStringList(catalog.sources).join(QLatin1Char('\n')));
+}
+
+void MainWindow::saveWindowState() {
+  settings_.saveWindow(saveGeometry(), saveState(), currentPageId());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveWindowState();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace tb::ui

@@ -1,0 +1,79 @@
+// The Studio's main window: a sidebar of pages and the page stack, the menus,
+// and window state that survives a restart. Pages are created here and get
+// the shared CatalogSession; the window itself holds no page logic.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+
+#include "tb/catalog/catalog.hpp"
+#include "tb/common/expected.hpp"
+#include "ui/studio_settings.h"
+
+class QListWidget;
+class QStackedWidget;
+class QLabel;
+
+namespace tb::ui {
+
+class CatalogSession;
+class ImagePage;
+
+/// How the window starts.
+struct MainWindowOptions {
+  QString initialPage;  ///< a built page id; empty: the last page used, else "image"
+  SettingsAccess settingsAccess = SettingsAccess::ReadWrite;
+};
+
+/// Sidebar + page stack + menus.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  /// The default size when nothing is saved, and the size of screenshots.
+  static constexpr QSize kDefaultSize{1400, 900};
+
+  MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  [[nodiscard]] CatalogSession& session() const { return *session_; }
+  /// Shows a built page; false (and nothing changes) for any other id.
+  bool showPage(const QString& id);
+  [[nodiscard]] QString currentPageId() const;
+  /// Ids in the sidebar, in order.
+  [[nodiscard]] QStringList sidebarPageIds() const;
+  [[nodiscard]] ImagePage* imagePage() const { return imagePage_; }
+
+  /// True while a page is still working (host detection); see settled().
+  [[nodiscard]] bool isBusy() const;
+
+  /// Loads an extra catalog as File > Load Catalog does: on error a message
+  /// box (window-modal, not blocking the caller) names the file, the JSON
+  /// path and the problem, and the catalog is unchanged.
+  tb::Status loadCatalogInteractively(const QString& path);
+
+ Q_SIGNALS:
+  /// Emitted when the window stops being busy.
+  void settled();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void addPage(const QString& id, QWidget* page);
+  void chooseCatalogFile();
+  void showAbout();
+  void updateStatusBar();
+  void saveWindowState();
+
+  StudioSettings settings_;
+  CatalogSession* session_ = nullptr;
+  QListWidget* sidebar_ = nullptr;
+  QStackedWidget* stack_ = nullptr;
+  QLabel* catalogStatus_ = nullptr;
+  ImagePage* imagePage_ = nullptr;
+  QStringList pageIds_;  ///< stack index -> page id
+};
+
+}  // namespace tb::ui

@@ -1,0 +1,51 @@
+// The page list is data, not a switch statement scattered across the main
+// window and main(): adding a page later means flipping `built` here and
+// registering its widget in MainWindow.
+#include "ui/studio_pages.h"
+
+#include <QCoreApplication>
+
+namespace tb::ui {
+
+namespace {
+
+QString pageTitle(const char* text) {
+  return QCoreApplication::translate("tb::ui::StudioPages", text);
+}
+
+}  // namespace
+
+const std::vector<StudioPage>& studioPages() {
+  static const std::vector<StudioPage> pages = {
+      {QStringLiteral("image"), pageTitle("Image"), QStringLiteral(":/icons/page-image.svg"), true},
+      {QStringLiteral("optimizations"), pageTitle("Optimizations"), QString(), false},
+      {QStringLiteral("memory"), pageTitle("Memory"), QString(), false},
+      {QStringLiteral("runs"), pageTitle("Runs"), QString(), false},
+      {QStringLiteral("ablation"), pageTitle("Ablation"), QString(), false},
+      {QStringLiteral("reports"), pageTitle("Reports"), QString(), false},
+  };
+  return pages;
+}
+
+std::optional<StudioPage> findStudioPage(const QString& id) {
+  for (const StudioPage& page : studioPages()) {
+    if (page.id == id) return page;
+  }
+  return std::nullopt;
+}
+
+QStringList availablePageIds() {
+  QStringList ids;
+  for (const StudioPage& page : studioPages()) {
+    if (page.built) ids.append(page.id);
+  }
+  return ids;
+}
+
+QStringList allPageIds() {
+  QStringList ids;
+  for (const StudioPage& page : studioPages()) ids.append(page.id);
+  return ids;
+}
+
+}  // namespace tb::ui
