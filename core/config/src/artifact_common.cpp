@@ -1,0 +1,131 @@
+// What several artifacts share: the kind names, the environment the image
+// reads, the torchrun argv and shell quoting. Keeping them in one place is
+// what makes the env file, `docker run`, the manifest and the launch script
+// agree on every value.
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "tb/common/text.hpp"
+#include "tb/config/artifacts.hpp"
+
+namespace tb::config {
+namespace {
+
+constexpr int kMasterPort = 29500;
+
+struct KindName {
+  ArtifactKind kind;
+  std::string_view name;
+};
+
+constexpr std::array<KindName, 6> kKindNames = {{
+    {ArtifactKind::Env, "env"},
+    {ArtifactKind::Docker, "docker"},
+    {ArtifactKind::Kubernetes, "k8s"},
+    {ArtifactKind::DeepSpeed, "deepspeed"},
+    {ArtifactKind::TrainingArgs, "training-args"},
+    {ArtifactKind::Launch, "launch"},
+}};
+
+}  // namespace
+
+const std::vector<ArtifactKind>& allArtifactKinds() {
+  static const std::vector<ArtifactKind> kinds = [] {
+    std::vector<ArtifactKind> all;
+    for (const auto& entry : kKindNames) all.push_back(entry.kind);
+    return all;
+  }();
+  return kinds;
+}
+
+std::string_view toString(ArtifactKind kind) noexcept {
+  for (const auto& entry : kKindNames) {
+    if (entry.kind == kind) return entry.name;
+  }
+  return "unknown";
+}
+
+Expected<ArtifactKind> parseArtifactKind(std::string_view text) {
+  std::vector<std::string> names;
+  for (const auto& entry : kKindNames) {
+    if (entry.name == text) return entry.kind;
+    names.emplace_back(entry.name);
+  }
+  return makeError(ErrorKind::BadInput, "format: unknown artifact '" + std::string(text) +
+                                            "'; known: " + joinList(names) + ", all");
+}
+
+std::vector<EnvVar> imageEnvironment(const ResolvedConfig& resolved) {
+  std::vector<EnvVar> env;
+  env.push_back({"NCCL_SOCKET_IFNAME", resolved.socketInterface});
+  // The image reads exactly "true"; leaving the variable out keeps it off.
+  if (resolved.config.checkpointOptimization) env.push_back({"CHECKPOINT_OPTIMIZATION", "true"});
+  return env;
+}
+
+std::vector<std::string> torchrunArguments(const ResolvedConfig& resolved, VariableStyle style) {
+  const ImageConfig& config = resolved.config;
+  const auto variable = [style](std::string_view name) {
+    return style == VariableStyle::Kubernetes ? "$(" + std::string(name) + ")"
+                                              : "${" + std::string(name) + "}";
+  };
+  std::vector<std::string> args = {"torchrun"};
+  if (config.nodes > 1) {
+    args.push_back("--nnodes=" + std::to_string(config.nodes));
+    args.push_back("--node_rank=" + variable("NODE_RANK"));
+    args.push_back("--master_addr=" + variable("MASTER_ADDR"));
+    args.push_back("--master_port=" + std::to_string(kMasterPort));
+  }
+  args.push_back("--nproc_per_node=" + std::to_string(config.gpusPerPod));
+  args.push_back("train.py");
+  args.push_back("--deepspeed");
+  args.push_back("ds_config.json");
+  return args;
+}
+
+std::string shellQuote(std::string_view word) {
+  if (word.empty()) return "''";
+  const bool plain = std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(word);
+  // "${NODE_RANK}" must expand, so a word holding only variable references
+  // and safe characters is double-quoted; anything else is single-quoted.
+  const bool expandable =
+      word.find_first_of("\"\\`") == std::string_view::npos &&
+      word.find("${") != std::string_view::npos;
+  if (expandable) return "\"" + std::string(word) + "\"";
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+Artifact generateArtifact(const ResolvedConfig& resolved, ArtifactKind kind) {
+  switch (kind) {
+    case ArtifactKind::Env: return envFileArtifact(resolved);
+    case ArtifactKind::Docker: return dockerRunArtifact(resolved);
+    case ArtifactKind::Kubernetes: return kubernetesArtifact(resolved);
+    case ArtifactKind::DeepSpeed: return deepSpeedArtifact(resolved);
+    case ArtifactKind::TrainingArgs: return trainingArgsArtifact(resolved);
+    case ArtifactKind::Launch: return launchArtifact(resolved);
+  }
+  throw std::logic_error("generateArtifact: unhandled artifact kind");
+}
+
+std::vector<Artifact> generateArtifacts(const ResolvedConfig& resolved) {
+  std::vector<Artifact> artifacts;
+  for (ArtifactKind kind : allArtifactKinds()) {
+    artifacts.push_back(generateArtifact(resolved, kind));
+  }
+  return artifacts;
+}
+
+}  // namespace tb::config

@@ -1,0 +1,61 @@
+// What one training run is asked to do: a plain struct the CLI fills from its
+// flags and the GUI from its form. Nothing here needs LibTorch; the trainer
+// turns it into tensors behind its own header.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "tb/common/expected.hpp"
+#include "tb/engine/model.hpp"
+
+namespace tb::engine {
+
+/// Where training tokens come from.
+enum class DataKind {
+  Random,     ///< seeded uniform tokens: throughput runs (the default)
+  Synthetic,  ///< a learnable sequence task: the loss must fall
+  TextFile,   ///< a plain text file as byte tokens, with a held-out split
+};
+
+/// The data of a run; `file` is used only for DataKind::TextFile.
+struct DataChoice {
+  DataKind kind = DataKind::Random;
+  std::filesystem::path file;
+};
+
+/// "random", "synthetic", or any other text as a file path.
+[[nodiscard]] DataChoice parseDataChoice(std::string_view text);
+
+enum class Device { Cpu, Cuda };
+
+/// "cpu" or "cuda"; BadInput names anything else.
+[[nodiscard]] Expected<Device> parseDevice(std::string_view text);
+[[nodiscard]] std::string_view toString(Device device);
+
+/// Receives each event as one JSON document without a trailing newline.
+using EventSink = std::function<void(const std::string& jsonLine)>;
+
+/// One training run.
+struct RunConfig {
+  ModelConfig model;
+  std::int64_t steps = 20;             ///< the step to stop after (counted from 0 on resume too)
+  std::uint64_t seed = 1234;           ///< weights and data
+  int threads = 0;                     ///< intra-op threads; 0 = physical cores
+  std::uint64_t memoryBudgetBytes = 0; ///< CPU bytes an allocation may not pass; 0 = none
+  DataChoice data;
+  Device device = Device::Cpu;
+  EventSink events;                    ///< optional; events.jsonl is written either way
+  std::filesystem::path runDir;        ///< empty: a new directory under the run store
+  std::int64_t saveEvery = 0;          ///< checkpoint every N steps; 0 = never
+  std::filesystem::path resumeDir;     ///< a run directory (or its checkpoint) to continue
+  const std::atomic<bool>* stopRequested = nullptr;  ///< polled before each step
+};
+
+/// Number of physical CPU cores (hyper-thread siblings counted once).
+[[nodiscard]] int physicalCoreCount();
+
+}  // namespace tb::engine

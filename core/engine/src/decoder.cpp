@@ -1,0 +1,145 @@
+// Forward pass of the decoder, in the order of the model definition (issue 3):
+// h = x + Wo·Attn(RoPE(Wq·n1(x)), RoPE(Wk·n1(x)), Wv·n1(x)),
+// out = h + W2·(silu(W1·n2(h)) * W3·n2(h)), then final norm and output head.
+#include "decoder.hpp"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <utility>
+
+namespace tb::engine {
+namespace {
+
+constexpr double kInitStd = 0.02;
+
+class Initialiser {
+ public:
+  explicit Initialiser(std::uint64_t seed)
+      : generator_(at::make_generator<at::CPUGeneratorImpl>(seed)) {}
+
+  at::Tensor normal(at::IntArrayRef shape) {
+    return finish(at::empty(shape, at::kFloat).normal_(0.0, kInitStd, generator_));
+  }
+  at::Tensor ones(at::IntArrayRef shape) { return finish(at::ones(shape, at::kFloat)); }
+  at::Tensor zeros(at::IntArrayRef shape) { return finish(at::zeros(shape, at::kFloat)); }
+  void moveTo(c10::Device device) { device_ = device; }
+
+ private:
+  at::Tensor finish(const at::Tensor& cpu) const {
+    return cpu.to(device_).requires_grad_(true);
+  }
+
+  at::Generator generator_;
+  c10::Device device_{c10::DeviceType::CPU};
+};
+
+}  // namespace
+
+DecoderWeights initialiseWeights(const ModelConfig& config, std::uint64_t seed,
+                                 c10::Device device) {
+  Initialiser init(seed);
+  init.moveTo(device);
+  const std::int64_t d = config.dim;
+  const std::int64_t kvWidth = config.kvHeads * headDim(config);
+  DecoderWeights weights;
+  weights.embedding = init.normal({config.vocab, d});
+  for (std::int64_t layer = 0; layer < config.layers; ++layer) {
+    BlockWeights block;
+    block.attentionNorm = init.ones({d});
+    block.wq = init.normal({d, d});
+    block.wk = init.normal({kvWidth, d});
+    block.wv = init.normal({kvWidth, d});
+    if (config.qkvBias) {
+      block.bq = init.zeros({d});
+      block.bk = init.zeros({kvWidth});
+      block.bv = init.zeros({kvWidth});
+    }
+    block.wo = init.normal({d, d});
+    block.ffnNorm = init.ones({d});
+    block.w1 = init.normal({config.ffn, d});
+    block.w2 = init.normal({d, config.ffn});
+    block.w3 = init.normal({config.ffn, d});
+    weights.blocks.push_back(std::move(block));
+  }
+  weights.finalNorm = init.ones({d});
+  weights.output = init.normal({config.vocab, d});
+  return weights;
+}
+
+std::vector<NamedTensor> namedParameters(const DecoderWeights& weights) {
+  std::vector<NamedTensor> named{{"embedding", weights.embedding}};
+  for (std::size_t i = 0; i < weights.blocks.size(); ++i) {
+    const BlockWeights& b = weights.blocks[i];
+    const std::string prefix = "layers." + std::to_string(i) + ".";
+    named.push_back({prefix + "attention_norm", b.attentionNorm});
+    named.push_back({prefix + "attention.wq", b.wq});
+    named.push_back({prefix + "attention.wk", b.wk});
+    named.push_back({prefix + "attention.wv", b.wv});
+    if (b.bq.defined()) {
+      named.push_back({prefix + "attention.bq", b.bq});
+      named.push_back({prefix + "attention.bk", b.bk});
+      named.push_back({prefix + "attention.bv", b.bv});
+    }
+    named.push_back({prefix + "attention.wo", b.wo});
+    named.push_back({prefix + "ffn_norm", b.ffnNorm});
+    named.push_back({prefix + "feed_forward.w1", b.w1});
+    named.push_back({prefix + "feed_forward.w2", b.w2});
+    named.push_back({prefix + "feed_forward.w3", b.w3});
+  }
+  named.push_back({"norm", weights.finalNorm});
+  named.push_back({"output", weights.output});
+  return named;
+}
+
+Decoder::Decoder(ModelConfig config, DecoderWeights weights, const DecoderOps& ops,
+                 at::ScalarType computeType)
+    : config_(std::move(config)),
+      weights_(std::move(weights)),
+      ops_(&ops),
+      computeType_(computeType),
+      // bf16 has 8 mantissa bits: rotation angles stay in at least float32.
+      rope_(ops::ropeTables(config_.seq, headDim(config_), config_.ropeTheta,
+                            at::TensorOptions()
+                                .dtype(at::promote_types(computeType, at::kFloat))
+                                .device(weights_.embedding.device()))) {}
+
+at::Tensor Decoder::project(const at::Tensor& x, const at::Tensor& weight,
+                            const at::Tensor& bias) const {
+  const at::Tensor castBias = bias.defined() ? bias.to(computeType_) : at::Tensor();
+  return at::linear(x, weight.to(computeType_), castBias);
+}
+
+at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
+  const BlockWeights& b = weights_.blocks.at(layer);
+  const auto batch = x.size(0);
+  const auto seq = x.size(1);
+  const auto hd = headDim(config_);
+
+  const at::Tensor n1 = ops_->rmsNorm(x, b.attentionNorm);
+  const at::Tensor q = project(n1, b.wq, b.bq).view({batch, seq, config_.heads, hd});
+  const at::Tensor k = project(n1, b.wk, b.bk).view({batch, seq, config_.kvHeads, hd});
+  const at::Tensor v = project(n1, b.wv, b.bv).view({batch, seq, config_.kvHeads, hd});
+  const at::Tensor attended =
+      ops_->attention(ops_->rope(q, rope_), ops_->rope(k, rope_), v);
+  const at::Tensor h = x + project(attended, b.wo);
+
+  const at::Tensor n2 = ops_->rmsNorm(h, b.ffnNorm);
+  return h + ops_->swiGlu(n2, b.w1.to(computeType_), b.w2.to(computeType_),
+                          b.w3.to(computeType_));
+}
+
+at::Tensor Decoder::logits(const at::Tensor& tokens) const {
+  at::Tensor x = at::embedding(weights_.embedding, tokens).to(computeType_);
+  for (std::size_t layer = 0; layer < weights_.blocks.size(); ++layer) x = block(layer, x);
+  return project(ops_->rmsNorm(x, weights_.finalNorm), weights_.output);
+}
+
+at::Tensor Decoder::loss(const at::Tensor& rows) const {
+  const auto seq = rows.size(1) - 1;
+  const at::Tensor inputs = rows.narrow(1, 0, seq);
+  const at::Tensor targets = rows.narrow(1, 1, seq).reshape({-1});
+  const at::Tensor out = logits(inputs);
+  return ops_->crossEntropy(out.reshape({-1, out.size(-1)}), targets);
+}
+
+}  // namespace tb::engine

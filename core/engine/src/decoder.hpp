@@ -1,0 +1,74 @@
+// The Llama-style decoder as plain weight tensors and forward functions, not
+// a torch::nn::Module: the optimizer, checkpoints and a later PyTorch parity
+// test address parameters by stable names, and a block is one function of
+// (weights, input) that activation recomputation can wrap.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decoder_ops.hpp"
+#include "tb/engine/model.hpp"
+
+namespace tb::engine {
+
+/// One block's parameters, nn.Linear-shaped ([out, in]); biases only with qkvBias.
+struct BlockWeights {
+  at::Tensor attentionNorm, wq, wk, wv, bq, bk, bv, wo;
+  at::Tensor ffnNorm, w1, w2, w3;
+};
+
+/// All parameters of the decoder (float32 master weights).
+struct DecoderWeights {
+  at::Tensor embedding;  ///< [vocab, dim]
+  std::vector<BlockWeights> blocks;
+  at::Tensor finalNorm;  ///< [dim]
+  at::Tensor output;     ///< [vocab, dim], untied from the embedding
+};
+
+/// A tensor with the name it has in checkpoints ("layers.0.attention.wq").
+struct NamedTensor {
+  std::string name;
+  at::Tensor tensor;
+};
+
+/// Linear and embedding weights from normal(0, 0.02), norms one, biases zero;
+/// drawn on the CPU from `seed` so every device starts from the same weights.
+[[nodiscard]] DecoderWeights initialiseWeights(const ModelConfig& config, std::uint64_t seed,
+                                               c10::Device device);
+
+/// Every parameter in a fixed order, sharing storage with `weights`.
+[[nodiscard]] std::vector<NamedTensor> namedParameters(const DecoderWeights& weights);
+
+/// Forward passes of one model; matrix products run in `computeType` (float32
+/// on the CPU, bf16 on a GPU) while the weights stay float32.
+class Decoder {
+ public:
+  Decoder(ModelConfig config, DecoderWeights weights, const DecoderOps& ops,
+          at::ScalarType computeType);
+
+  /// tokens [B, T] (T <= seq) -> logits [B, T, vocab].
+  [[nodiscard]] at::Tensor logits(const at::Tensor& tokens) const;
+  /// One block: x [B, T, dim] -> [B, T, dim].
+  [[nodiscard]] at::Tensor block(std::size_t layer, const at::Tensor& x) const;
+  /// Mean next-token loss of rows [B, T + 1]: inputs [:, :T], targets [:, 1:].
+  [[nodiscard]] at::Tensor loss(const at::Tensor& rows) const;
+
+  [[nodiscard]] const DecoderWeights& weights() const { return weights_; }
+  [[nodiscard]] const ModelConfig& config() const { return config_; }
+
+ private:
+  [[nodiscard]] at::Tensor project(const at::Tensor& x, const at::Tensor& weight,
+                                   const at::Tensor& bias = {}) const;
+
+  ModelConfig config_;
+  DecoderWeights weights_;
+  const DecoderOps* ops_;
+  at::ScalarType computeType_;
+  ops::RopeTables rope_;
+};
+
+}  // namespace tb::engine

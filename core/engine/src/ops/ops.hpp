@@ -1,0 +1,40 @@
+// The reference operators of the decoder, one source file each, written as
+// plain LibTorch ops whose autograd gives the backward pass. They are generic
+// over dtype (double for gradient checks, float or bf16 for training) and are
+// the ground truth that later fused kernels are compared against.
+#pragma once
+
+#include <ATen/ATen.h>
+
+namespace tb::engine::ops {
+
+/// cos and sin of the rotary angles, [seq, head_dim / 2] each.
+struct RopeTables {
+  at::Tensor cos;
+  at::Tensor sin;
+};
+
+/// x · rsqrt(mean(x²) + eps) · weight over the last dimension; statistics in
+/// at least float32.
+at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps);
+
+/// Angles position · theta^(-2i / head_dim) for i < head_dim / 2, with `options`.
+RopeTables ropeTables(std::int64_t seq, std::int64_t headDim, double theta,
+                      const at::TensorOptions& options);
+
+/// Rotates consecutive pairs (2i, 2i+1) of x [batch, seq, heads, head_dim].
+at::Tensor rope(const at::Tensor& x, const RopeTables& tables);
+
+/// Causal grouped-query attention. q [B, T, H, hd], k and v [B, T, KV, hd];
+/// KV heads are repeated to the H query heads (query head h reads KV head
+/// h / (H / KV)); scores are scaled by 1/sqrt(hd). Returns [B, T, H·hd].
+at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
+
+/// W2 · (silu(W1 · x) * W3 · x) with nn.Linear-shaped weights [out, in].
+at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
+                  const at::Tensor& w3);
+
+/// Mean cross-entropy of logits [N, V] against targets [N] (int64).
+at::Tensor crossEntropy(const at::Tensor& logits, const at::Tensor& targets);
+
+}  // namespace tb::engine::ops

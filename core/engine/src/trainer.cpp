@@ -1,0 +1,171 @@
+// runTraining in three phases: check everything that can be checked without
+// tensors (so bad input is an Error before a run directory exists), set up the
+// process (allocator, threads, matmul probe) and the run directory, then hand
+// over to the training loop and turn its result into the summary.
+#include "tb/engine/trainer.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "event_log.hpp"
+#include "model_json.hpp"
+#include "summary_json.hpp"
+#include "torch_compat.hpp"
+#include "tracking_allocator.hpp"
+#include "training_loop.hpp"
+
+namespace tb::engine {
+namespace {
+
+constexpr int kMaxThreads = 4096;
+
+Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
+
+Status checkRun(const RunConfig& config) {
+  if (const Status model = validate(config.model); !model) return model;
+  if (config.steps < 1) return bad("steps must be at least 1, got " + std::to_string(config.steps));
+  if (config.threads < 0 || config.threads > kMaxThreads) {
+    return bad("threads must be between 0 (physical cores) and " + std::to_string(kMaxThreads) +
+               ", got " + std::to_string(config.threads));
+  }
+  if (config.saveEvery < 0) {
+    return bad("save-every must be 0 (never) or more, got " + std::to_string(config.saveEvery));
+  }
+  if (config.device == Device::Cuda && !cudaAvailable()) {
+    const std::string why = at::hasCUDA() ? "no CUDA device is visible"
+                                          : "this build of LibTorch has no CUDA support";
+    return makeError(ErrorKind::Runtime, std::string("--device cuda: ") + why + " (LibTorch " +
+                                             compat::kTorchVersion + ")");
+  }
+  return {};
+}
+
+Status checkResume(const RunConfig& config, const Checkpoint& checkpoint) {
+  if (!(checkpoint.model == config.model)) {
+    return bad("the checkpoint in " + config.resumeDir.string() + " is of model " +
+               modelToJson(checkpoint.model).dump() + ", not the requested " +
+               modelToJson(config.model).dump());
+  }
+  if (checkpoint.seed != config.seed) {
+    return bad("the checkpoint in " + config.resumeDir.string() + " was trained with seed " +
+               std::to_string(checkpoint.seed) + ", this run asks for seed " +
+               std::to_string(config.seed));
+  }
+  if (checkpoint.step >= config.steps) {
+    return bad("the checkpoint in " + config.resumeDir.string() + " is at step " +
+               std::to_string(checkpoint.step) + ", already at or past steps " +
+               std::to_string(config.steps));
+  }
+  return {};
+}
+
+nlohmann::json configToJson(const RunConfig& config, int threads) {
+  static constexpr const char* kDataNames[] = {"random", "synthetic", "text"};
+  return {{"model", modelToJson(config.model)},
+          {"steps", config.steps},
+          {"seed", config.seed},
+          {"threads", threads},
+          {"memory_budget", config.memoryBudgetBytes},
+          {"data", {{"kind", kDataNames[static_cast<int>(config.data.kind)]},
+                    {"file", config.data.file.string()}}},
+          {"device", toString(config.device)},
+          {"save_every", config.saveEvery},
+          {"resume", config.resumeDir.string()},
+          {"torch_version", compat::kTorchVersion}};
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  return (*middle + *std::max_element(values.begin(), middle)) / 2.0;
+}
+
+}  // namespace
+
+bool cudaAvailable() { return at::hasCUDA() && at::getNumGPUs() > 0; }
+
+Expected<RunSummary> runTraining(const RunConfig& config) {
+  if (const Status valid = checkRun(config); !valid) return valid.error();
+  auto data = TokenBatches::open(config.data, config.model, config.seed);
+  if (!data) return data.error();
+  std::optional<Checkpoint> resume;
+  if (!config.resumeDir.empty()) {
+    auto loaded = loadCheckpoint(config.resumeDir);
+    if (!loaded) return loaded.error();
+    if (const Status fits = checkResume(config, *loaded); !fits) return fits.error();
+    resume = std::move(*loaded);
+  }
+  auto directory = RunDirectory::create(config.runDir, config.model.name);
+  if (!directory) return directory.error();
+
+  const int threads = config.threads > 0 ? config.threads : physicalCoreCount();
+  at::set_num_threads(threads);
+  const nlohmann::json configJson = configToJson(config, threads);
+  if (const Status written = directory->writeConfig(configJson.dump(2)); !written) {
+    return written.error();
+  }
+
+  auto& allocator = TrackingCpuAllocator::install();
+  const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
+                                                           : c10::Device(c10::DeviceType::CPU);
+  LoopInputs inputs{&config, &*data, resume ? &*resume : nullptr, &*directory, nullptr, threads,
+                    probeMatmulRate(device, device.is_cuda() ? 4096 : 1024, 3)};
+  EventLog events(*directory, config.events);
+  inputs.events = &events;
+
+  RunSummary summary;
+  summary.model = config.model.name;
+  summary.params = parameterCount(config.model);
+  summary.flopsPerToken = flopsPerToken(config.model);
+  summary.matmulGflops = inputs.matmul.gflops;
+  summary.threads = threads;
+  summary.device = std::string(toString(config.device));
+  summary.runDir = directory->path();
+
+  allocator.resetPeak();
+  if (device.is_cuda()) compat::resetCudaPeak(0);
+  events.emit("start", {{"config", configJson},
+                        {"params", summary.params},
+                        {"flops_per_token", summary.flopsPerToken},
+                        {"matmul_gflops", summary.matmulGflops},
+                        {"matmul_path", inputs.matmul.path},
+                        {"peak_bytes", allocator.peakBytes()},
+                        {"run_dir", summary.runDir.string()}});
+
+  std::vector<double> stepSeconds;
+  allocator.setBudget(config.memoryBudgetBytes);
+  runTrainingLoop(inputs, summary, stepSeconds);
+  allocator.setBudget(0);
+
+  summary.stepTimeSeconds = median(stepSeconds);
+  if (summary.stepTimeSeconds > 0.0) {
+    summary.tokensPerSecond =
+        static_cast<double>(config.model.batch * config.model.seq) / summary.stepTimeSeconds;
+  }
+  if (summary.matmulGflops > 0.0) {
+    summary.mfu = summary.tokensPerSecond * summary.flopsPerToken / (summary.matmulGflops * 1e9);
+  }
+  if (!summary.losses.empty()) {
+    summary.lossFirst = summary.losses.front();
+    summary.lossLast = summary.losses.back();
+  }
+  if (!events.writeError().empty() && summary.message.empty()) {
+    summary.message = "events were not all written: " + events.writeError();
+  }
+  if (summary.status != RunStatus::Completed) {
+    events.emit("error", {{"status", toString(summary.status)}, {"message", summary.message}});
+  }
+  const nlohmann::json summaryJson = summaryToJsonObject(summary);
+  events.emit("end", {{"summary", summaryJson}});
+  if (const Status written = directory->writeSummary(summaryJson.dump(2)); !written) {
+    return written.error();
+  }
+  return summary;
+}
+
+}  // namespace tb::engine

@@ -1,0 +1,66 @@
+// The knobs a memory prediction depends on besides the model's shape: which
+// framework's habits to model (profile), the training dtype, the parallel
+// layout and the recompute policy. They are plain values with parsers that
+// name a bad value, so the CLI, the GUI and the run store share one spelling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tb/common/expected.hpp"
+
+namespace tb::memory {
+
+/// Whose memory is predicted: the embedded engine, or a cluster framework's
+/// peak *reserved* memory (what decides an out-of-memory on a GPU).
+enum class Profile { Engine, Megatron, DeepSpeed, Fsdp };
+
+/// Training precision: fp32 everywhere, or 16-bit compute with fp32 master state.
+enum class DType { Fp32, Bf16, Fp16 };
+
+/// Which activations are recomputed in backward instead of kept.
+enum class RecomputeKind {
+  None,       ///< keep everything autograd saves
+  Selective,  ///< recompute the attention core (scores, softmax, attention-times-V)
+  Layers,     ///< the first `layers` blocks fully recomputed, the rest keep everything
+  Full,       ///< every block recomputed (gradient_checkpointing=True)
+};
+
+/// A recompute policy as `--recompute` spells it (none|selective|full|layers:K).
+struct RecomputePolicy {
+  RecomputeKind kind = RecomputeKind::None;
+  std::int64_t layers = 0;  ///< K, only for RecomputeKind::Layers
+
+  friend bool operator==(const RecomputePolicy&, const RecomputePolicy&) = default;
+};
+
+/// Data, tensor and pipeline parallel layout of one training job.
+struct ParallelConfig {
+  std::int64_t dp = 1;            ///< data-parallel ranks (ZeRO shards over these)
+  std::int64_t tp = 1;            ///< tensor-parallel ranks
+  std::int64_t pp = 1;            ///< pipeline stages (1F1B schedule)
+  int zero = 0;                   ///< ZeRO stage 0..3 (FSDP: 3 full shard, 2 grad-op)
+  bool sequenceParallel = false;  ///< Megatron SP: norm/residual activations split over TP
+  bool flashAttention = false;    ///< attention scores never stored (cluster profiles)
+  DType dtype = DType::Fp32;
+
+  friend bool operator==(const ParallelConfig&, const ParallelConfig&) = default;
+};
+
+[[nodiscard]] Expected<Profile> parseProfile(std::string_view text);
+[[nodiscard]] Expected<DType> parseDType(std::string_view text);
+/// Parses none|selective|full|layers:K; K is checked against the model later.
+[[nodiscard]] Expected<RecomputePolicy> parseRecompute(std::string_view text);
+
+[[nodiscard]] std::string toString(Profile profile);
+[[nodiscard]] std::string toString(DType dtype);
+[[nodiscard]] std::string toString(const RecomputePolicy& policy);
+
+/// Checks ranks (>= 1) and the ZeRO stage (0..3); the error names the value.
+[[nodiscard]] Status validate(const ParallelConfig& parallel);
+
+/// Bytes of one element of `dtype`.
+[[nodiscard]] std::int64_t bytesOf(DType dtype);
+
+}  // namespace tb::memory

@@ -1,0 +1,94 @@
+// Spellings of the prediction knobs. Every parser echoes the value it refused
+// and lists the accepted ones, the message the CLI shows as it is.
+#include "tb/memory/memory_options.hpp"
+
+#include <charconv>
+
+namespace tb::memory {
+namespace {
+
+Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
+
+}  // namespace
+
+Expected<Profile> parseProfile(std::string_view text) {
+  if (text == "engine") return Profile::Engine;
+  if (text == "megatron") return Profile::Megatron;
+  if (text == "deepspeed") return Profile::DeepSpeed;
+  if (text == "fsdp") return Profile::Fsdp;
+  return bad("--profile: unknown profile '" + std::string(text) +
+             "' (known: engine, megatron, deepspeed, fsdp)");
+}
+
+Expected<DType> parseDType(std::string_view text) {
+  if (text == "fp32" || text == "float32") return DType::Fp32;
+  if (text == "bf16" || text == "bfloat16") return DType::Bf16;
+  if (text == "fp16" || text == "float16") return DType::Fp16;
+  return bad("--dtype: unknown dtype '" + std::string(text) + "' (known: fp32, bf16, fp16)");
+}
+
+Expected<RecomputePolicy> parseRecompute(std::string_view text) {
+  if (text == "none") return RecomputePolicy{RecomputeKind::None, 0};
+  if (text == "selective") return RecomputePolicy{RecomputeKind::Selective, 0};
+  if (text == "full") return RecomputePolicy{RecomputeKind::Full, 0};
+  constexpr std::string_view kLayers = "layers:";
+  if (text.starts_with(kLayers)) {
+    const std::string_view digits = text.substr(kLayers.size());
+    std::int64_t k = -1;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (error == std::errc() && end == digits.data() + digits.size() && !digits.empty() &&
+        k >= 0) {
+      return RecomputePolicy{RecomputeKind::Layers, k};
+    }
+  }
+  return bad("--recompute: unknown policy '" + std::string(text) +
+             "' (known: none, selective, full, layers:K with K >= 0)");
+}
+
+std::string toString(Profile profile) {
+  switch (profile) {
+    case Profile::Engine: return "engine";
+    case Profile::Megatron: return "megatron";
+    case Profile::DeepSpeed: return "deepspeed";
+    case Profile::Fsdp: return "fsdp";
+  }
+  return "engine";
+}
+
+std::string toString(DType dtype) {
+  switch (dtype) {
+    case DType::Fp32: return "fp32";
+    case DType::Bf16: return "bf16";
+    case DType::Fp16: return "fp16";
+  }
+  return "fp32";
+}
+
+std::string toString(const RecomputePolicy& policy) {
+  switch (policy.kind) {
+    case RecomputeKind::None: return "none";
+    case RecomputeKind::Selective: return "selective";
+    case RecomputeKind::Full: return "full";
+    case RecomputeKind::Layers: return "layers:" + std::to_string(policy.layers);
+  }
+  return "none";
+}
+
+Status validate(const ParallelConfig& parallel) {
+  const auto rank = [](const char* flag, std::int64_t value) -> Status {
+    if (value >= 1 && value <= 1'000'000) return {};
+    return bad(std::string(flag) + ": " + std::to_string(value) +
+               " ranks is not possible (give 1 to 1000000)");
+  };
+  if (Status s = rank("--dp", parallel.dp); !s) return s;
+  if (Status s = rank("--tp", parallel.tp); !s) return s;
+  if (Status s = rank("--pp", parallel.pp); !s) return s;
+  if (parallel.zero < 0 || parallel.zero > 3) {
+    return bad("--zero: stage " + std::to_string(parallel.zero) + " does not exist (give 0..3)");
+  }
+  return {};
+}
+
+std::int64_t bytesOf(DType dtype) { return dtype == DType::Fp32 ? 4 : 2; }
+
+}  // namespace tb::memory

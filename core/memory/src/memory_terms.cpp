@@ -1,0 +1,190 @@
+// The terms of the predictor. Element counts follow the Llama block as the
+// engine (core/engine/src/decoder.cpp and ops/) and the cluster frameworks
+// run it; Korthikanti et al. 2022 gives the method (count what autograd
+// saves), Megatron's and DeepSpeed's estimators the bytes per parameter.
+// docs/MEMORY.md derives each count.
+#include "memory_terms.hpp"
+
+#include <algorithm>
+
+namespace tb::memory::detail {
+namespace {
+
+double d(std::int64_t value) { return static_cast<double>(value); }
+
+bool sixteenBit(const ParallelConfig& parallel) { return parallel.dtype != DType::Fp32; }
+
+}  // namespace
+
+StateBytes stateBytesPerParam(Profile profile, const ParallelConfig& parallel) {
+  StateBytes bytes{4, 4, 8};  // fp32 weights, fp32 grads, two fp32 Adam moments
+  const bool half = sixteenBit(parallel);
+  if (profile == Profile::Megatron && half) {
+    // bf16 params, fp32 main grads, fp32 main params + Adam (Megatron's table:
+    // 18 bytes; fp16 grads are 2 bytes and the optimizer keeps an fp32 copy).
+    bytes = parallel.dtype == DType::Bf16 ? StateBytes{2, 4, 12} : StateBytes{2, 2, 16};
+  } else if (profile == Profile::DeepSpeed && half) {
+    // "2 grads16 + 4 grads32 + 4 params32 + 8 Adam" on top of 2P fp16 params.
+    bytes = StateBytes{2, 6, 12};
+  } else if (profile == Profile::Fsdp && half && parallel.zero == 0) {
+    // DDP under autocast: fp32 params plus the bf16 weight copies autocast caches.
+    bytes = StateBytes{6, 4, 8};
+  }
+  const double dp = d(parallel.dp);
+  if (parallel.zero >= 1) bytes.optimizer /= dp;
+  // Megatron's distributed optimizer keeps the whole grad buffer at stage 2.
+  const bool shardsGrads =
+      parallel.zero >= 3 || (parallel.zero == 2 && profile != Profile::Megatron);
+  if (shardsGrads) bytes.gradients /= dp;
+  if (parallel.zero >= 3) bytes.weights /= dp;
+  return bytes;
+}
+
+ParamCounts paramCounts(const model::ModelConfig& model) {
+  ParamCounts counts;
+  counts.total = model::parameterCount(model);
+  counts.embedding = model.vocab * model.dim;
+  counts.block = (counts.total - 2 * counts.embedding - model.dim) / model.layers;
+  counts.largestTensor = std::max(counts.embedding, model.ffn * model.dim);
+  return counts;
+}
+
+BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
+                      Profile profile) {
+  const double tokens = d(model.batch) * d(model.seq);
+  const double h = d(model.dim);
+  const double f = d(model.ffn);
+  const double kv = d(model.kvHeads) * (h / d(model.heads));
+  const double scores = d(model.heads) * d(model.seq);  // softmax row per token
+  const double t = d(parallel.tp);
+  BlockBytes b;
+  if (profile == Profile::Engine) {
+    const double e = parallel.dtype == DType::Fp32 ? 4.0 : 2.0;
+    // x, two RMSNorm products per norm (normalised, weighted) x2, queries
+    // copied by matmul, K and V repeated to the query heads, attention output,
+    // the residual h; SwiGLU keeps w1·x, silu, w3·x and their product; the
+    // softmax output; one rsqrt per norm; and each block's bool causal mask.
+    const double mask = d(model.seq) * d(model.seq);
+    b.kept = (tokens * (10 * h + 4 * f + scores + 2) * e + mask) / t;
+    // The wrapped core keeps its inputs (roped q, k, v) instead of its insides.
+    b.selective = tokens * (8 * h + 2 * kv + 4 * f + 2) * e / t;
+    b.checkpoint = tokens * h * e / t;
+    b.attentionCore = b.kept - b.selective;
+    b.workspace = tokens * (3 * h + std::max(4 * f, 2 * scores)) * e / t;
+    return b;
+  }
+  const double e = d(bytesOf(parallel.dtype));
+  const double sp = parallel.sequenceParallel ? t : 1.0;
+  // Norm inputs and outputs (x, n1, h, n2) are replicated over TP unless SP.
+  const double replicated = tokens * 4 * h * e / sp;
+  // Megatron's fused SwiGLU keeps fc1's output and fc2's input (3f); eager
+  // HF blocks under FSDP / DeepSpeed keep w1·x, w3·x, silu and the product.
+  const double mlp = profile == Profile::Megatron ? 3 * f : 4 * f;
+  const double split = tokens * (2 * h + 2 * kv + mlp) * e / t;
+  // Flash attention keeps only the fp32 log-sum-exp per head instead of scores.
+  const double core = parallel.flashAttention ? tokens * d(model.heads) * 4 / t
+                                              : tokens * scores * e / t;
+  b.kept = replicated + split + core;
+  b.selective = parallel.flashAttention ? b.kept : replicated + split;
+  b.checkpoint = tokens * h * e / sp;
+  b.attentionCore = parallel.flashAttention ? 0.0 : 2 * tokens * scores * e / t;
+  b.workspace = tokens * (2 * h + 2 * f / t) * e;
+  return b;
+}
+
+double logitsBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
+                   Profile profile) {
+  const double perToken = d(model.vocab) / d(parallel.tp);
+  const double tokens = d(model.batch) * d(model.seq);
+  double bytesPerEntry = 0;
+  if (profile == Profile::Engine) {
+    // Saved logits, then logsumexp's backward: (x - lse), its exp, grad·exp.
+    bytesPerEntry = 4.0 * (parallel.dtype == DType::Fp32 ? 4.0 : 2.0);
+  } else if (!sixteenBit(parallel)) {
+    bytesPerEntry = 12;  // fp32 logits, log-softmax output, its gradient
+  } else if (profile == Profile::Megatron) {
+    bytesPerEntry = 6;   // bf16 logits + the fused loss's fp32 copy, graded in place
+  } else {
+    bytesPerEntry = 14;  // bf16 logits, .float(), saved log-softmax, fp32 gradient
+  }
+  return tokens * perToken * bytesPerEntry;
+}
+
+double edgeActivationBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
+                           Profile profile) {
+  const double tokens = d(model.batch) * d(model.seq);
+  const double h = d(model.dim);
+  if (profile == Profile::Engine) {
+    // Final norm: its input, normalised and weighted outputs; token ids (int64).
+    return tokens * (3 * h * (parallel.dtype == DType::Fp32 ? 4.0 : 2.0) + 8) / d(parallel.tp);
+  }
+  const double sp = parallel.sequenceParallel ? d(parallel.tp) : 1.0;
+  return tokens * (3 * h * d(bytesOf(parallel.dtype)) / sp + 8);
+}
+
+double gatheredWeightBytes(const ParamCounts& counts, const ParallelConfig& parallel,
+                           Profile profile) {
+  if (parallel.dp <= 1) return 0;
+  const double t = d(parallel.tp);
+  const double half = d(bytesOf(parallel.dtype));
+  if (profile == Profile::DeepSpeed && parallel.zero == 3) {
+    // DeepSpeed's LL term: 4 bytes x the largest module's parameters.
+    return 4.0 * d(counts.largestTensor) / t;
+  }
+  if ((profile == Profile::Fsdp || profile == Profile::Megatron) && parallel.zero == 3) {
+    // The block being computed and the one prefetched, plus the root module
+    // (embedding, head), which FSDP2 does not reshard after forward.
+    const double root = profile == Profile::Fsdp ? 2.0 * d(counts.embedding) : 0.0;
+    return half * (2.0 * d(counts.block) + root) / t;
+  }
+  if (profile == Profile::Fsdp && parallel.zero == 2) {
+    return half * d(counts.total) / t;  // unsharded 16-bit params kept between passes
+  }
+  return 0;
+}
+
+double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
+                          const ParallelConfig& parallel, Profile profile) {
+  switch (profile) {
+    case Profile::Engine:
+      // sqrt(v) and its division by the bias correction, one tensor at a time.
+      return 2.0 * 4.0 * d(counts.largestTensor) / d(parallel.tp);
+    case Profile::Fsdp: {
+      // torch.optim.AdamW (foreach) materialises sqrt(v) for every shard at once.
+      const double shard = parallel.zero >= 1 ? d(shardParams) / d(parallel.dp) : d(shardParams);
+      return 4.0 * shard;
+    }
+    case Profile::Megatron:
+    case Profile::DeepSpeed:
+      return 0;  // fused Adam kernels update in place
+  }
+  return 0;
+}
+
+double fixedOverheadBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
+                          Profile profile) {
+  const double hd = d(model.dim) / d(model.heads);
+  if (profile == Profile::Engine) {
+    // Token rows (int64, seq+1 wide) and the RoPE cos/sin tables.
+    return d(model.batch) * d(model.seq + 1) * 8 + 2 * d(model.seq) * (hd / 2) * 4;
+  }
+  constexpr double kMiB = 1024.0 * 1024.0;
+  double bytes = 64 * kMiB;  // cuBLAS / cuDNN workspaces through the caching allocator
+  if (profile == Profile::DeepSpeed && parallel.zero <= 2 && parallel.dp > 1) {
+    // Reduce and all-gather buckets; HF's "auto" sizes them to hidden^2 elements.
+    bytes += 2.0 * d(model.dim) * d(model.dim) * d(bytesOf(parallel.dtype));
+  }
+  return bytes;
+}
+
+double fragmentationFraction(Profile profile) {
+  switch (profile) {
+    case Profile::Engine: return 0.0;
+    case Profile::Megatron: return 0.05;  // Megatron's own estimator multiplies by 1.05
+    case Profile::DeepSpeed: return 0.10;
+    case Profile::Fsdp: return 0.08;
+  }
+  return 0.0;
+}
+
+}  // namespace tb::memory::detail

@@ -1,0 +1,69 @@
+// The per-parameter and per-token terms of the predictor, separated from the
+// step walk in predictor.cpp so each can be checked on hand-computed cases.
+// Every number here is argued in docs/MEMORY.md with its source.
+#pragma once
+
+#include <cstdint>
+
+#include "tb/memory/memory_options.hpp"
+#include "tb/model/model_config.hpp"
+
+namespace tb::memory::detail {
+
+/// Bytes per parameter of this rank's shard after ZeRO sharding.
+struct StateBytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+};
+
+[[nodiscard]] StateBytes stateBytesPerParam(Profile profile, const ParallelConfig& parallel);
+
+/// Parameter counts the walk needs.
+struct ParamCounts {
+  std::int64_t total = 0;
+  std::int64_t block = 0;      ///< one decoder block
+  std::int64_t embedding = 0;  ///< V·D (the untied head has the same size)
+  std::int64_t largestTensor = 0;
+};
+
+[[nodiscard]] ParamCounts paramCounts(const model::ModelConfig& model);
+
+/// Saved-for-backward bytes of one block for one micro-batch on one rank,
+/// plus the transients of its backward.
+struct BlockBytes {
+  double kept = 0;            ///< policy none
+  double selective = 0;       ///< attention core dropped
+  double checkpoint = 0;      ///< only the block input
+  double attentionCore = 0;   ///< what selective recomputation rebuilds
+  double workspace = 0;       ///< gradient temporaries while differentiating it
+};
+
+[[nodiscard]] BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
+                                    Profile profile);
+
+/// Logits and loss temporaries of one micro-batch on the last stage.
+[[nodiscard]] double logitsBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
+                                 Profile profile);
+
+/// Activations of the final norm and the embedding lookup (not per block).
+[[nodiscard]] double edgeActivationBytes(const model::ModelConfig& model,
+                                         const ParallelConfig& parallel, Profile profile);
+
+/// Buffers gathered by ZeRO-3 / FSDP (or kept unsharded by FSDP grad-op) on top of shards.
+[[nodiscard]] double gatheredWeightBytes(const ParamCounts& counts, const ParallelConfig& parallel,
+                                         Profile profile);
+
+/// Optimizer-step temporaries (foreach Adam, the engine's sqrt/div).
+[[nodiscard]] double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
+                                        const ParallelConfig& parallel, Profile profile);
+
+/// Fixed framework buffers: token ids, RoPE tables, cuBLAS workspace, DeepSpeed buckets.
+[[nodiscard]] double fixedOverheadBytes(const model::ModelConfig& model,
+                                        const ParallelConfig& parallel, Profile profile);
+
+/// Fraction of the dynamic (activation) bytes the caching allocator reserves
+/// beyond what tensors hold; 0 for the engine, whose tracker counts requests.
+[[nodiscard]] double fragmentationFraction(Profile profile);
+
+}  // namespace tb::memory::detail

@@ -1,0 +1,92 @@
+// Candidates are priced by the predictor and the FLOP-based step time; the
+// cheapest in time that fits wins, and ties go to the smaller peak. The
+// curve is computed in full even when an early K fits, because the GUI plots
+// it and a user may prefer more headroom than the margin.
+#include "tb/memory/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb::memory {
+namespace {
+
+struct Candidate {
+  RecomputePolicy policy;
+  CurvePoint point;
+};
+
+std::uint64_t corrected(std::uint64_t bytes, double scale, std::int64_t offset) {
+  const double value = static_cast<double>(bytes) * scale + static_cast<double>(offset);
+  return value <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(value));
+}
+
+}  // namespace
+
+Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_t budgetBytes,
+                                      double margin, std::int64_t calibrationOffset,
+                                      double calibrationScale) {
+  if (!(margin >= 0.0 && margin < 1.0)) {
+    return makeError(ErrorKind::BadInput, "--margin: " + std::to_string(margin) +
+                                              " is not a fraction in [0, 1)");
+  }
+  if (budgetBytes == 0) {
+    return makeError(ErrorKind::BadInput, "--gpu-memory: the budget must be above zero");
+  }
+  PredictionInput probe = input;
+  probe.recompute = {RecomputeKind::None, 0};
+  auto none = predictMemory(probe);
+  if (!none) return none.error();
+
+  std::vector<Candidate> candidates;
+  const auto price = [&](RecomputePolicy policy, std::int64_t k) -> Status {
+    probe.recompute = policy;
+    auto prediction = predictMemory(probe);
+    if (!prediction) return prediction.error();
+    candidates.push_back(
+        {policy,
+         {k, corrected(prediction->totalBytes, calibrationScale, calibrationOffset),
+          prediction->timeRatio}});
+    return {};
+  };
+  for (std::int64_t k = 0; k <= none->stageLayers; ++k) {
+    const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::None, 0}
+                                          : RecomputePolicy{RecomputeKind::Layers, k};
+    if (Status priced = price(policy, k); !priced) return priced.error();
+  }
+  if (Status priced = price({RecomputeKind::Selective, 0}, -1); !priced) return priced.error();
+
+  RecomputePlan plan;
+  plan.budgetBytes = budgetBytes;
+  plan.margin = margin;
+  for (const Candidate& candidate : candidates) {
+    if (candidate.point.k >= 0) plan.curve.push_back(candidate.point);
+  }
+  plan.selective = candidates.back().point;
+
+  const double usable = static_cast<double>(budgetBytes) * (1.0 - margin);
+  const Candidate* best = nullptr;
+  std::uint64_t smallest = UINT64_MAX;
+  for (const Candidate& candidate : candidates) {
+    smallest = std::min(smallest, candidate.point.peakBytes);
+    if (static_cast<double>(candidate.point.peakBytes) > usable) continue;
+    const bool better =
+        best == nullptr || candidate.point.timeRatio < best->point.timeRatio ||
+        (candidate.point.timeRatio == best->point.timeRatio &&
+         candidate.point.peakBytes < best->point.peakBytes);
+    if (better) best = &candidate;
+  }
+  plan.smallestBudgetBytes =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(smallest) / (1.0 - margin)));
+  if (best == nullptr) return plan;
+  plan.fits = true;
+  plan.policy = best->policy;
+  // layers:K with K = all blocks is what `full` means; say it that way.
+  if (plan.policy.kind == RecomputeKind::Layers && plan.policy.layers == none->stageLayers) {
+    plan.policy = {RecomputeKind::Full, 0};
+  }
+  plan.predictedPeakBytes = best->point.peakBytes;
+  plan.timeOverheadRatio = best->point.timeRatio - 1.0;
+  return plan;
+}
+
+}  // namespace tb::memory

@@ -1,0 +1,211 @@
+// The step walk. The peak of a training step is not a sum of every term: the
+// logits die before the blocks' backward starts, each block's activations die
+// as its backward finishes while (in the engine) its gradients are born, and
+// the optimizer step runs with no activations at all. Walking those points
+// and taking the largest is what keeps small models (where the head and the
+// optimizer dominate) and large ones (where activations dominate) both right.
+#include "tb/memory/predictor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "memory_terms.hpp"
+
+namespace tb::memory {
+namespace {
+
+using detail::BlockBytes;
+
+struct Stage {
+  bool first = true;
+  bool last = true;
+  std::int64_t inFlight = 1;  ///< micro-batches whose activations it holds (1F1B)
+};
+
+struct Phase {
+  MemoryBreakdown breakdown;
+  std::string name;
+};
+
+std::uint64_t bytes(double value) { return static_cast<std::uint64_t>(std::llround(value)); }
+
+bool recomputesBlock(const RecomputePolicy& policy, std::int64_t layer) {
+  return policy.kind == RecomputeKind::Full ||
+         (policy.kind == RecomputeKind::Layers && layer < policy.layers);
+}
+
+double storedBytes(const RecomputePolicy& policy, const BlockBytes& block, std::int64_t layer) {
+  if (recomputesBlock(policy, layer)) return block.checkpoint;
+  return policy.kind == RecomputeKind::Selective ? block.selective : block.kept;
+}
+
+void finish(MemoryBreakdown& b, double fixed, double fragmentation) {
+  const double dynamic = static_cast<double>(b.activations + b.logits + b.recompute + b.workspace);
+  b.overhead = bytes(fixed + fragmentation * dynamic);
+}
+
+Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers,
+                std::int64_t& shardParams) {
+  const model::ModelConfig& m = input.model;
+  const ParallelConfig& p = input.parallel;
+  const auto counts = detail::paramCounts(m);
+  const double tp = static_cast<double>(p.tp);
+  const double headParams = static_cast<double>(counts.embedding + m.dim);
+  const double shard =
+      (static_cast<double>(stageLayers * counts.block) +
+       (stage.first ? static_cast<double>(counts.embedding) : 0.0) +
+       (stage.last ? headParams : 0.0)) / tp;
+  shardParams = static_cast<std::int64_t>(std::llround(shard));
+
+  const auto state = detail::stateBytesPerParam(input.profile, p);
+  const BlockBytes block = detail::blockBytes(m, p, input.profile);
+  const bool preallocatedGrads = input.profile != Profile::Engine;
+  const double fixed = detail::fixedOverheadBytes(m, p, input.profile);
+  const double fragmentation = detail::fragmentationFraction(input.profile);
+
+  MemoryBreakdown base;
+  base.weights =
+      bytes(state.weights * shard + detail::gatheredWeightBytes(counts, p, input.profile));
+  base.optimizer = bytes(state.optimizer * shard);
+  const double allGrads = state.gradients * shard;
+
+  std::vector<double> stored;
+  double storedSum = 0;
+  for (std::int64_t layer = 0; layer < stageLayers; ++layer) {
+    stored.push_back(storedBytes(input.recompute, block, layer));
+    storedSum += stored.back();
+  }
+  const double othersInFlight = static_cast<double>(stage.inFlight - 1) * storedSum;
+
+  std::vector<Phase> phases;
+  if (stage.last) {
+    Phase head{base, "head backward"};
+    head.breakdown.activations =
+        bytes(othersInFlight + storedSum + detail::edgeActivationBytes(m, p, input.profile));
+    head.breakdown.logits = bytes(detail::logitsBytes(m, p, input.profile));
+    head.breakdown.gradients =
+        bytes(preallocatedGrads ? allGrads : state.gradients * headParams / tp);
+    phases.push_back(head);
+  }
+  double below = storedSum;  // stored bytes of this micro-batch's blocks 0..layer
+  for (std::int64_t layer = stageLayers - 1; layer >= 0; --layer) {
+    Phase phase{base, "layer " + std::to_string(layer) + " backward"};
+    phase.breakdown.activations = bytes(othersInFlight + below);
+    if (recomputesBlock(input.recompute, layer)) {
+      phase.breakdown.recompute = bytes(block.kept - block.checkpoint);
+    } else if (input.recompute.kind == RecomputeKind::Selective) {
+      phase.breakdown.recompute = bytes(block.attentionCore);
+    }
+    phase.breakdown.workspace = bytes(block.workspace);
+    const double born = (stage.last ? headParams : 0.0) +
+                        static_cast<double>((stageLayers - layer) * counts.block);
+    phase.breakdown.gradients = bytes(preallocatedGrads ? allGrads : state.gradients * born / tp);
+    phases.push_back(phase);
+    below -= stored[static_cast<std::size_t>(layer)];
+  }
+  Phase step{base, "optimizer step"};
+  step.breakdown.gradients = bytes(allGrads);
+  step.breakdown.optimizer +=
+      bytes(detail::optimizerStepBytes(counts, shardParams, p, input.profile));
+  phases.push_back(step);
+
+  for (Phase& phase : phases) finish(phase.breakdown, fixed, fragmentation);
+  return *std::max_element(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) {
+    return a.breakdown.total() < b.breakdown.total();
+  });
+}
+
+Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
+  const model::ModelConfig& m = input.model;
+  const ParallelConfig& p = input.parallel;
+  const auto bad = [](const std::string& message) {
+    return makeError(ErrorKind::BadInput, message);
+  };
+  if (m.heads % p.tp != 0 || (m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)) {
+    return bad("--tp: " + std::to_string(p.tp) + " ranks cannot split " +
+               std::to_string(m.heads) + " query heads and " + std::to_string(m.kvHeads) +
+               " key/value heads evenly");
+  }
+  if (p.pp > m.layers) {
+    return bad("--pp: " + std::to_string(p.pp) + " stages for only " + std::to_string(m.layers) +
+               " layers");
+  }
+  if (input.recompute.kind == RecomputeKind::Layers && input.recompute.layers > stageLayers) {
+    return bad("--recompute: layers:" + std::to_string(input.recompute.layers) +
+               " asks for more blocks than a pipeline stage holds (" +
+               std::to_string(stageLayers) + ")");
+  }
+  return {};
+}
+
+std::int64_t blocksPerStage(const PredictionInput& input) {
+  return (input.model.layers + input.parallel.pp - 1) / input.parallel.pp;
+}
+
+}  // namespace
+
+Expected<MemoryPrediction> predictMemory(const PredictionInput& input) {
+  if (Status valid = model::validate(input.model); !valid) return valid.error();
+  if (Status valid = validate(input.parallel); !valid) return valid.error();
+  const std::int64_t stageLayers = blocksPerStage(input);
+  if (Status valid = checkLayout(input, stageLayers); !valid) return valid.error();
+
+  std::vector<Stage> stages;
+  if (input.parallel.pp == 1) {
+    stages.push_back({true, true, 1});
+  } else {
+    stages.push_back({true, false, input.parallel.pp});  // holds p micro-batches in 1F1B
+    stages.push_back({false, true, 1});
+  }
+  MemoryPrediction prediction;
+  prediction.params = model::parameterCount(input.model);
+  prediction.stageLayers = stageLayers;
+  for (const Stage& stage : stages) {
+    std::int64_t shardParams = 0;
+    const Phase peak = walkStage(input, stage, stageLayers, shardParams);
+    if (peak.breakdown.total() >= prediction.breakdown.total()) {
+      prediction.breakdown = peak.breakdown;
+      prediction.peakPhase = (stages.size() > 1 ? (stage.first ? "first stage, " : "last stage, ")
+                                                : std::string()) + peak.name;
+      prediction.paramsPerRank = shardParams;
+    }
+  }
+  const BlockBytes block = detail::blockBytes(input.model, input.parallel, input.profile);
+  prediction.perLayer = {bytes(block.kept), bytes(block.selective), bytes(block.checkpoint)};
+  prediction.totalBytes = prediction.breakdown.total();
+  prediction.timeRatio = relativeStepTime(input);
+  return prediction;
+}
+
+double relativeStepTime(const PredictionInput& input) {
+  const model::ModelConfig& m = input.model;
+  const auto counts = detail::paramCounts(m);
+  const double s = static_cast<double>(m.seq);
+  const double h = static_cast<double>(m.dim);
+  // Forward FLOPs per token: 2 per weight, plus QK^T and attention-times-V.
+  const double coreForward = 4.0 * h * s;
+  const double blockForward = 2.0 * static_cast<double>(counts.block) + coreForward;
+  const double headForward = 2.0 * static_cast<double>(counts.embedding);
+  const std::int64_t stageLayers = blocksPerStage(input);
+  const double layers = static_cast<double>(stageLayers);
+  // Backward costs twice the forward; the head runs on the last stage only.
+  const double step = 3.0 * (layers * blockForward + (input.parallel.pp == 1 ? headForward : 0));
+  double extra = 0;
+  switch (input.recompute.kind) {
+    case RecomputeKind::None: break;
+    case RecomputeKind::Full: extra = layers * blockForward; break;
+    case RecomputeKind::Layers:
+      extra = static_cast<double>(std::min(input.recompute.layers, stageLayers)) * blockForward;
+      break;
+    case RecomputeKind::Selective:
+      // Flash attention's backward recomputes the scores anyway.
+      if (input.profile == Profile::Engine || !input.parallel.flashAttention) {
+        extra = layers * coreForward;
+      }
+      break;
+  }
+  return 1.0 + extra / step;
+}
+
+}  // namespace tb::memory

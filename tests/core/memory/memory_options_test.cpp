@@ -1,0 +1,62 @@
+// The spellings of --profile, --dtype and --recompute are a CLI contract; a
+// bad value must come back as bad input that quotes it.
+#include "tb/memory/memory_options.hpp"
+
+#include <gtest/gtest.h>
+
+namespace tb::memory {
+namespace {
+
+TEST(MemoryOptions, ParsesEveryProfileAndRoundTripsItsName) {
+  for (const char* name : {"engine", "megatron", "deepspeed", "fsdp"}) {
+    auto profile = parseProfile(name);
+    ASSERT_TRUE(profile.ok()) << name;
+    EXPECT_EQ(toString(*profile), name);
+  }
+}
+
+TEST(MemoryOptions, UnknownProfileIsBadInputNamingTheValue) {
+  auto profile = parseProfile("colossal");
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.error().kind, ErrorKind::BadInput);
+  EXPECT_NE(profile.error().message.find("'colossal'"), std::string::npos);
+}
+
+TEST(MemoryOptions, ParsesRecomputePoliciesIncludingLayerCounts) {
+  EXPECT_EQ(*parseRecompute("none"), (RecomputePolicy{RecomputeKind::None, 0}));
+  EXPECT_EQ(*parseRecompute("selective"), (RecomputePolicy{RecomputeKind::Selective, 0}));
+  EXPECT_EQ(*parseRecompute("full"), (RecomputePolicy{RecomputeKind::Full, 0}));
+  EXPECT_EQ(*parseRecompute("layers:12"), (RecomputePolicy{RecomputeKind::Layers, 12}));
+  EXPECT_EQ(toString(*parseRecompute("layers:3")), "layers:3");
+}
+
+TEST(MemoryOptions, MalformedLayerCountsAreRefused) {
+  for (const char* text : {"layers:", "layers:-1", "layers:2x", "layers:x", "auto", "Full"}) {
+    auto policy = parseRecompute(text);
+    ASSERT_FALSE(policy.ok()) << text;
+    EXPECT_NE(policy.error().message.find(std::string("'") + text + "'"), std::string::npos);
+  }
+}
+
+TEST(MemoryOptions, DtypesHaveTheirElementSizes) {
+  EXPECT_EQ(bytesOf(*parseDType("fp32")), 4);
+  EXPECT_EQ(bytesOf(*parseDType("bf16")), 2);
+  EXPECT_EQ(bytesOf(*parseDType("fp16")), 2);
+  EXPECT_FALSE(parseDType("fp8").ok());
+}
+
+TEST(MemoryOptions, ParallelLayoutValidationNamesTheFlag) {
+  ParallelConfig parallel;
+  parallel.zero = 4;
+  auto status = validate(parallel);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("--zero"), std::string::npos);
+  parallel.zero = 0;
+  parallel.tp = 0;
+  status = validate(parallel);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("--tp: 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tb::memory

@@ -1,0 +1,128 @@
+// The planner picks the cheapest policy in time that fits the budget less
+// its margin, reports the whole curve, and says how much budget would do
+// when nothing fits.
+#include "tb/memory/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "memory_test_shapes.hpp"
+
+namespace tb::memory {
+namespace {
+
+PredictionInput smallEngine() {
+  PredictionInput input;
+  input.model = test::preset("small");
+  return input;
+}
+
+RecomputePlan plan(const PredictionInput& input, std::uint64_t budget,
+                   double margin = kDefaultPlanMargin) {
+  auto result = planRecompute(input, budget, margin);
+  EXPECT_TRUE(result.ok());
+  return result.ok() ? *result : RecomputePlan{};
+}
+
+std::uint64_t budgetFor(std::uint64_t peak, double margin) {
+  return static_cast<std::uint64_t>(static_cast<double>(peak) / (1.0 - margin)) + 1;
+}
+
+TEST(RecomputePlanner, CurveRunsFromNoneToFullWithFallingPeakAndRisingTime) {
+  const RecomputePlan p = plan(smallEngine(), 1ull << 40);
+  ASSERT_EQ(p.curve.size(), 7u);  // k = 0 .. 6 blocks
+  for (std::size_t k = 0; k < p.curve.size(); ++k) EXPECT_EQ(p.curve[k].k, std::int64_t(k));
+  for (std::size_t k = 1; k < p.curve.size(); ++k) {
+    EXPECT_LT(p.curve[k].peakBytes, p.curve[k - 1].peakBytes);
+    EXPECT_GT(p.curve[k].timeRatio, p.curve[k - 1].timeRatio);
+  }
+  EXPECT_EQ(p.curve.front().timeRatio, 1.0);
+  EXPECT_EQ(p.selective.k, -1);
+}
+
+TEST(RecomputePlanner, AmpleBudgetRecomputesNothing) {
+  const RecomputePlan p = plan(smallEngine(), 1ull << 40);
+  ASSERT_TRUE(p.fits);
+  EXPECT_EQ(p.policy, (RecomputePolicy{RecomputeKind::None, 0}));
+  EXPECT_EQ(p.timeOverheadRatio, 0.0);
+  EXPECT_EQ(p.predictedPeakBytes, p.curve.front().peakBytes);
+}
+
+TEST(RecomputePlanner, PicksTheFewestLayersThatFitWhenSelectiveDoesNot) {
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
+  // A budget just above layers:4's peak and below selective's.
+  const std::uint64_t target = probe.curve[4].peakBytes;
+  ASSERT_LT(target, probe.selective.peakBytes);
+  const RecomputePlan p = plan(smallEngine(), budgetFor(target, kDefaultPlanMargin));
+  ASSERT_TRUE(p.fits);
+  EXPECT_EQ(p.policy, (RecomputePolicy{RecomputeKind::Layers, 4}));
+  EXPECT_EQ(p.predictedPeakBytes, target);
+  EXPECT_NEAR(p.timeOverheadRatio, probe.curve[4].timeRatio - 1.0, 1e-12);
+  // The next cheaper plan would not have fitted inside budget less margin.
+  EXPECT_GT(static_cast<double>(probe.curve[3].peakBytes),
+            static_cast<double>(p.budgetBytes) * (1.0 - p.margin));
+}
+
+TEST(RecomputePlanner, PrefersSelectiveWhenItFitsAndCostsLessTime) {
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
+  const RecomputePlan p = plan(smallEngine(), budgetFor(probe.selective.peakBytes, 0.05));
+  ASSERT_TRUE(p.fits);
+  // Selective costs the attention core's forward only; check it was cheaper
+  // than every layer count that also fits.
+  for (const CurvePoint& point : probe.curve) {
+    if (point.peakBytes <= p.predictedPeakBytes && point.k > 0) {
+      EXPECT_LT(probe.selective.timeRatio, point.timeRatio);
+    }
+  }
+  EXPECT_EQ(p.policy.kind, RecomputeKind::Selective);
+}
+
+TEST(RecomputePlanner, AllBlocksRecomputedIsReportedAsFull) {
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
+  const RecomputePlan p = plan(smallEngine(), budgetFor(probe.curve.back().peakBytes, 0.05));
+  ASSERT_TRUE(p.fits);
+  EXPECT_EQ(p.policy, (RecomputePolicy{RecomputeKind::Full, 0}));
+}
+
+TEST(RecomputePlanner, BudgetNothingFitsInSaysTheSmallestThatWould) {
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
+  const RecomputePlan p = plan(smallEngine(), probe.curve.back().peakBytes / 2);
+  EXPECT_FALSE(p.fits);
+  EXPECT_EQ(p.smallestBudgetBytes,
+            static_cast<std::uint64_t>(
+                std::ceil(static_cast<double>(probe.curve.back().peakBytes) / 0.95)));
+  // That budget is indeed enough.
+  EXPECT_TRUE(plan(smallEngine(), p.smallestBudgetBytes).fits);
+}
+
+TEST(RecomputePlanner, MarginIsKeptFree) {
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40, 0.0);
+  const std::uint64_t exact = probe.curve.front().peakBytes;
+  EXPECT_EQ(plan(smallEngine(), exact, 0.0).policy.kind, RecomputeKind::None);
+  EXPECT_NE(plan(smallEngine(), exact, 0.10).policy.kind, RecomputeKind::None);
+}
+
+TEST(RecomputePlanner, RefusesAMarginOutsideZeroToOne) {
+  auto result = planRecompute(smallEngine(), 1ull << 30, 1.5);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().kind, ErrorKind::BadInput);
+  EXPECT_NE(result.error().message.find("--margin"), std::string::npos);
+}
+
+TEST(RecomputePlanner, Llama3EightBOnAnEightyGigabyteCardNeedsRecomputation) {
+  PredictionInput input;
+  input.model = test::preset("llama3-8b");
+  input.model.seq = 8192;
+  input.model.batch = 2;
+  input.profile = Profile::Fsdp;
+  input.parallel = {8, 1, 1, 3, false, true, DType::Bf16};
+  const RecomputePlan p = plan(input, 80ull << 30);
+  ASSERT_TRUE(p.fits);
+  EXPECT_NE(p.policy.kind, RecomputeKind::None);
+  EXPECT_LE(static_cast<double>(p.predictedPeakBytes), 0.95 * static_cast<double>(80ull << 30));
+  EXPECT_GT(p.curve.front().peakBytes, 80ull << 30);
+}
+
+}  // namespace
+}  // namespace tb::memory

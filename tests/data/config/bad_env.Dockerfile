@@ -1,0 +1,2 @@
+FROM egslingjun-registry.cn-wulanchabu.cr.aliyuncs.com/egslingjun/training-nv-pytorch:25.09-serverless
+ENV CHECKPOINT_OPTIMIZATION True

@@ -1,0 +1,2 @@
+RUN pip install torch
+CMD ["bash"]

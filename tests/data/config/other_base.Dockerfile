@@ -1,0 +1,2 @@
+FROM ubuntu:24.04
+RUN pip install torch
