@@ -17,9 +17,15 @@ namespace tb::cli {
 namespace {
 
 // One line per command; later commands (run, memory, plan, ...) add theirs.
-constexpr std::array<CommandRegistrar, 2> kCommands = {
+constexpr std::array<CommandRegistrar, 8> kCommands = {
     &registerImagesCommand,
     &registerCompatCommand,
+    &registerRunCommand,
+    &registerRegistryCommand,
+    &registerMemoryCommand,
+    &registerPlanCommand,
+    &registerConfigCommand,
+    &registerValidateCommand,
 };
 
 std::string failureMessage(const CLI::App* /*app*/, const CLI::Error& error) {

@@ -62,5 +62,11 @@ using CommandRegistrar = RegisteredCommand (*)(CLI::App& app);
 
 RegisteredCommand registerImagesCommand(CLI::App& app);
 RegisteredCommand registerCompatCommand(CLI::App& app);
+RegisteredCommand registerRunCommand(CLI::App& app);
+RegisteredCommand registerRegistryCommand(CLI::App& app);
+RegisteredCommand registerMemoryCommand(CLI::App& app);
+RegisteredCommand registerPlanCommand(CLI::App& app);
+RegisteredCommand registerConfigCommand(CLI::App& app);
+RegisteredCommand registerValidateCommand(CLI::App& app);
 
 }  // namespace tb::cli

@@ -10,6 +10,7 @@
 #include "compat_json.hpp"
 #include "compat_text.hpp"
 #include "exit_codes.hpp"
+#include "registry_compat.hpp"
 
 namespace tb::cli {
 namespace {
@@ -22,6 +23,8 @@ struct CompatOptions {
   std::string gpu;
   std::string gpuCount;
   std::string arch;
+  bool fromRegistry = false;  // judge what the image itself declares
+  RegistryOptions registry;
   // Whether each option was given, kept by CLI11 after parsing.
   const CLI::Option* imageOption = nullptr;
   const CLI::Option* driverOption = nullptr;
@@ -85,6 +88,13 @@ int runCompat(const CommandContext& context, const CompatOptions& options) {
   }
   auto host = resolveHost(hostOptions(options));
   if (!host) return context.fail(host.error());
+  if (options.fromRegistry) {
+    auto declared = releaseFromRegistry(*release, options.image, host->query.arch,
+                                        options.registry, context.err());
+    if (!declared) return context.fail(declared.error());
+    host->notes.insert(host->notes.end(), declared->notes.begin(), declared->notes.end());
+    return runSingle(context, options, declared->release, *catalog, *host);
+  }
   return release == nullptr ? runReport(context, options, *catalog, *host)
                             : runSingle(context, options, *release, *catalog, *host);
 }
@@ -117,6 +127,12 @@ RegisteredCommand registerCompatCommand(CLI::App& app) {
       command->add_option("--arch", options->arch, "CPU architecture: amd64 or arm64")
           ->type_name("ARCH");
   command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
+  command
+      ->add_flag("--from-registry", options->fromRegistry,
+                 "Read the platforms, CUDA and driver the image declares from its registry "
+                 "(--image REGISTRY/NAME:TAG)")
+      ->needs(image);
+  addRegistryOptions(*command, options->registry);
   // Like most Unix tools, a repeated value option means the last one, so
   // that a wrapper script's defaults can be overridden by appending.
   for (CLI::Option* option : command->get_options()) {

@@ -1,0 +1,117 @@
+// `trainbench memory`: the predicted peak of one training job with every term
+// shown. With --gpu-memory it is also a check (exit 3 when it does not fit),
+// so a script can gate a launch on it.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+
+#include "command.hpp"
+#include "exit_codes.hpp"
+#include "memory_calibrate.hpp"
+#include "memory_inputs.hpp"
+#include "memory_report.hpp"
+
+namespace tb::cli {
+namespace {
+
+struct MemoryOptions {
+  PredictionFlags prediction;
+  std::string recompute = "none";
+  std::string calibrate;  ///< measurements file; fits and stores instead of predicting
+};
+
+int runMemory(const CommandContext& context, const MemoryOptions& options) {
+  if (!options.calibrate.empty()) {
+    return runCalibrate(context, options.calibrate, options.prediction.json);
+  }
+  auto resolved = resolvePrediction(options.prediction);
+  if (!resolved) return context.fail(resolved.error());
+  auto policy = memory::parseRecompute(options.recompute);
+  if (!policy) return context.fail(policy.error());
+  resolved->input.recompute = *policy;
+  std::optional<std::uint64_t> budget;
+  if (!options.prediction.gpuMemory.empty()) {
+    auto bytes = parseGpuMemory(options.prediction.gpuMemory);
+    if (!bytes) return context.fail(bytes.error());
+    budget = *bytes;
+  }
+  auto prediction = memory::predictMemory(resolved->input);
+  if (!prediction) return context.fail(prediction.error());
+  if (resolved->calibration) {
+    const std::uint64_t corrected = resolved->calibration->apply(prediction->totalBytes);
+    prediction->calibrationBytes = static_cast<std::int64_t>(corrected) -
+                                   static_cast<std::int64_t>(prediction->totalBytes);
+    prediction->totalBytes = corrected;
+  }
+  const memory::MemoryPrediction& p = *prediction;
+  // Plain bools rather than optional<bool>: GCC 12 at -O2 reports the
+  // optional's flag as maybe-uninitialized.
+  const bool hasBudget = budget.has_value();
+  const bool fits = hasBudget && p.totalBytes <= *budget;
+
+  if (options.prediction.json) {
+    Json document = jobJson(resolved->input);
+    document["recompute"] = memory::toString(*policy);
+    document["params"] = p.params;
+    document["params_per_rank"] = p.paramsPerRank;
+    document["total_bytes"] = p.totalBytes;
+    document["breakdown"] = breakdownJson(p.breakdown);
+    document["calibration_bytes"] = p.calibrationBytes;
+    document["calibration"] = calibrationJson(resolved->calibration);
+    document["peak_phase"] = p.peakPhase;
+    document["per_layer_bytes"] = {{"kept", p.perLayer.kept},
+                                   {"selective", p.perLayer.selective},
+                                   {"checkpoint", p.perLayer.checkpoint}};
+    document["time_ratio"] = p.timeRatio;
+    document["gpu_memory_bytes"] = budget ? Json(*budget) : Json(nullptr);
+    document["fits"] = hasBudget ? Json(fits) : Json(nullptr);
+    printJson(context.out(), document);
+  } else {
+    std::ostream& out = context.out();
+    out << resolved->input.model.name << " (" << p.params << " parameters), profile "
+        << memory::toString(resolved->input.profile) << ", "
+        << memory::toString(resolved->input.parallel.dtype) << ", recompute "
+        << memory::toString(*policy) << "\n";
+    out << "peak " << formatBytes(p.totalBytes) << " per rank (" << p.peakPhase << ")\n\n";
+    printBreakdown(out, p.breakdown);
+    if (p.calibrationBytes != 0) {
+      out << "\ncalibration: " << (p.calibrationBytes > 0 ? "+" : "-")
+          << formatBytes(static_cast<std::uint64_t>(
+                 p.calibrationBytes > 0 ? p.calibrationBytes : -p.calibrationBytes))
+          << " (stored fit for this profile; --no-calibration to ignore)\n";
+    }
+    if (hasBudget) {
+      out << '\n' << (fits ? "fits in " : "does NOT fit in ") << formatBytes(*budget) << '\n';
+    }
+  }
+  return hasBudget && !fits ? kExitCheckFailed : kExitSuccess;
+}
+
+}  // namespace
+
+RegisteredCommand registerMemoryCommand(CLI::App& app) {
+  auto options = std::make_shared<MemoryOptions>();
+  CLI::App* command = app.add_subcommand(
+      "memory", "Predict the peak memory of a training job, term by term");
+  addPredictionFlags(*command, options->prediction);
+  command->add_option("--recompute", options->recompute,
+                      "none (default), selective, full or layers:K")
+      ->type_name("POLICY");
+  command->add_option("--calibrate", options->calibrate,
+                      "Fit and store the per-profile correction from measured peaks in FILE "
+                      "(docs/CLI.md), reporting the error before and after")
+      ->type_name("FILE");
+  for (CLI::Option* option : command->get_options()) {
+    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  command->footer(
+      "Sizes are per rank, in bytes in JSON. Cluster profiles predict the peak reserved\n"
+      "memory of PyTorch's caching allocator. What each term rests on: docs/MEMORY.md.\n"
+      "Exit codes: 0 predicted (and fits, with --gpu-memory); 3 does not fit; 2 bad input.");
+  return {command, [options](const CommandContext& context) {
+            return runMemory(context, *options);
+          }};
+}
+
+}  // namespace tb::cli

@@ -1,0 +1,60 @@
+// The calibration file is optional and per user; a broken one is reported
+// (with its path) rather than silently ignored, since it changes every
+// prediction of its profile. --no-calibration gives the raw analytic model.
+#include "memory_inputs.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace tb::cli {
+
+void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
+  addModelFlags(command, flags.model);
+  addParallelFlags(command, flags.parallel);
+  command.add_option("--profile", flags.profile,
+                     "engine (this engine, default), megatron, deepspeed or fsdp "
+                     "(peak reserved memory of those frameworks)")
+      ->type_name("NAME");
+  command.add_option("--gpu-memory", flags.gpuMemory, "Memory of one device in GiB (80)")
+      ->type_name("GIB");
+  command.add_flag("--no-calibration", flags.noCalibration,
+                   "Ignore the stored calibration (memory-calibration.json in the config "
+                   "directory)");
+  command.add_flag("--json", flags.json, "Print one JSON document (fields: docs/CLI.md)");
+}
+
+Expected<ResolvedPrediction> resolvePrediction(const PredictionFlags& flags) {
+  ResolvedPrediction resolved;
+  auto profile = memory::parseProfile(flags.profile);
+  if (!profile) return profile.error();
+  resolved.input.profile = *profile;
+  auto model = resolveModel(flags.model);
+  if (!model) return model.error();
+  resolved.input.model = *model;
+  auto parallel = resolveParallel(flags.parallel, *profile);
+  if (!parallel) return parallel.error();
+  resolved.input.parallel = *parallel;
+  if (!flags.noCalibration) {
+    auto stored = memory::loadCalibrations(memory::defaultCalibrationPath());
+    if (!stored) return stored.error();
+    if (const auto found = stored->find(*profile); found != stored->end()) {
+      resolved.calibration = found->second;
+    }
+  }
+  return resolved;
+}
+
+Expected<std::uint64_t> parseGpuMemory(const std::string& text) {
+  char* end = nullptr;
+  const double gib = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(gib) || gib <= 0 ||
+      gib > 1e6) {
+    return makeError(ErrorKind::BadInput, "--gpu-memory: '" + text +
+                                              "' is not a size in GiB above 0 (for example 80)");
+  }
+  return static_cast<std::uint64_t>(std::llround(gib * 1024.0 * 1024.0 * 1024.0));
+}
+
+}  // namespace tb::cli

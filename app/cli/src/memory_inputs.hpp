@@ -1,0 +1,46 @@
+// What `memory` and `plan` share: the flags that describe a training job for
+// the predictor, their resolution into a PredictionInput, the stored
+// calibration for the chosen profile, and the --gpu-memory value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model_flags.hpp"
+#include "tb/common/expected.hpp"
+#include "tb/memory/calibration.hpp"
+#include "tb/memory/predictor.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace tb::cli {
+
+/// Flags common to `memory` and `plan`.
+struct PredictionFlags {
+  ModelFlags model;
+  ParallelFlags parallel;
+  std::string profile = "engine";
+  std::string gpuMemory;  ///< GiB as typed; empty when not given
+  bool noCalibration = false;
+  bool json = false;
+};
+
+/// A resolved job, with the profile's stored correction when one exists.
+struct ResolvedPrediction {
+  memory::PredictionInput input;
+  std::optional<memory::Calibration> calibration;
+};
+
+/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --gpu-memory, --no-calibration, --json.
+void addPredictionFlags(CLI::App& command, PredictionFlags& flags);
+
+/// Resolves the flags; the calibration file is read unless --no-calibration.
+[[nodiscard]] Expected<ResolvedPrediction> resolvePrediction(const PredictionFlags& flags);
+
+/// --gpu-memory GIB as bytes (GiB = 2^30 bytes); the error quotes the value.
+[[nodiscard]] Expected<std::uint64_t> parseGpuMemory(const std::string& text);
+
+}  // namespace tb::cli

@@ -1,0 +1,184 @@
+// `trainbench run`: one training run of the embedded engine. The options
+// mirror tb::engine::RunConfig one to one; the engine validates the values
+// (so its messages name them) and this file only wires flags, the event
+// stream, signals and the exit code. Without LibTorch the command still
+// exists and says why it cannot run.
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "command.hpp"
+#include "exit_codes.hpp"
+#include "output.hpp"
+#include "tb/common/text.hpp"
+
+#if TB_HAVE_ENGINE
+#include <cstdio>
+#include <iostream>
+
+#include "tb/engine/stop_signals.hpp"
+#include "tb/engine/trainer.hpp"
+#endif
+
+namespace tb::cli {
+namespace {
+
+#if TB_HAVE_ENGINE
+struct RunOptions {
+  std::string model = "tiny";
+  model::ModelOverrides overrides;
+  std::int64_t steps = 20;
+  std::string data = "random";
+  int threads = 0;
+  std::string device = "cpu";
+  std::uint64_t seed = 1234;
+  std::int64_t saveEvery = 0;
+  std::string resume;
+  std::string events;
+  std::string runDir;
+  std::uint64_t memoryBudget = 0;
+  bool json = false;
+};
+
+void addModelFlags(CLI::App& command, RunOptions& options) {
+  command.add_option("--model", options.model,
+                     "Preset: " + joinList(model::presetNames()) + " (default tiny)")
+      ->type_name("NAME");
+  model::ModelOverrides& o = options.overrides;
+  command.add_option("--vocab", o.vocab, "Vocabulary size")->type_name("N");
+  command.add_option("--dim", o.dim, "Model width")->type_name("N");
+  command.add_option("--layers", o.layers, "Decoder blocks")->type_name("N");
+  command.add_option("--heads", o.heads, "Query heads")->type_name("N");
+  command.add_option("--kv-heads", o.kvHeads, "Key/value heads")->type_name("N");
+  command.add_option("--ffn", o.ffn, "SwiGLU hidden width")->type_name("N");
+  command.add_option("--seq", o.seq, "Tokens per sequence")->type_name("N");
+  command.add_option("--batch,--micro-batch", o.batch, "Sequences per micro-batch")
+      ->type_name("N");
+}
+
+// An EventSink for --events: "-" is stdout, anything else a file that is
+// flushed line by line so a reader (the GUI) sees each event at once.
+std::optional<engine::EventSink> openEvents(const std::string& target, std::ostream& out,
+                                            std::shared_ptr<std::ofstream>& file) {
+  if (target.empty()) return engine::EventSink{};
+  if (target == "-") {
+    return engine::EventSink(
+        [&out](const std::string& line) { out << line << '\n' << std::flush; });
+  }
+  file = std::make_shared<std::ofstream>(target, std::ios::out | std::ios::trunc);
+  if (!*file) return std::nullopt;
+  return engine::EventSink(
+      [file](const std::string& line) { *file << line << '\n' << std::flush; });
+}
+
+void printSummary(std::ostream& out, const engine::RunSummary& s) {
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "%s: %s after step %lld, loss %.4f -> %.4f\n"
+                "%.0f tokens/s, step %.4f s, peak %.1f MiB, MFU %.1f%% of %.1f GFLOP/s "
+                "(in-process matmul probe)\n%d threads on %s, %lld parameters\n",
+                s.model.c_str(), std::string(engine::toString(s.status)).c_str(),
+                static_cast<long long>(s.steps), s.lossFirst, s.lossLast, s.tokensPerSecond,
+                s.stepTimeSeconds, static_cast<double>(s.peakBytes) / 1048576.0, s.mfu * 100.0,
+                s.matmulGflops, s.threads, s.device.c_str(), static_cast<long long>(s.params));
+  out << line;
+  if (s.heldOutLoss) out << "held-out loss " << *s.heldOutLoss << '\n';
+  out << "run directory: " << s.runDir.string() << '\n';
+}
+
+int runRun(const CommandContext& context, const RunOptions& options) {
+  auto preset = model::findPreset(options.model);
+  if (!preset) return context.fail(preset.error());
+  auto device = engine::parseDevice(options.device);
+  if (!device) return context.fail(device.error());
+  if (options.json && options.events == "-") {
+    return context.fail(makeError(ErrorKind::BadInput,
+                                  "--events - and --json both write to stdout; give --events a "
+                                  "file or drop --json"));
+  }
+  std::shared_ptr<std::ofstream> eventsFile;
+  auto sink = openEvents(options.events, context.out(), eventsFile);
+  if (!sink) {
+    return context.fail(makeError(ErrorKind::Io, "--events: cannot write " + options.events));
+  }
+
+  engine::StopSignalGuard signals;
+  engine::RunConfig config;
+  config.model = model::applyOverrides(*preset, options.overrides);
+  config.steps = options.steps;
+  config.seed = options.seed;
+  config.threads = options.threads;
+  config.memoryBudgetBytes = options.memoryBudget;
+  config.data = engine::parseDataChoice(options.data);
+  config.device = *device;
+  config.events = *sink;
+  config.runDir = options.runDir;
+  config.saveEvery = options.saveEvery;
+  config.resumeDir = options.resume;
+  config.stopRequested = &signals.flag();
+
+  auto summary = engine::runTraining(config);
+  if (!summary) return context.fail(summary.error());
+  if (options.json) {
+    printJson(context.out(), Json::parse(engine::toJson(*summary)));
+  } else if (options.events != "-") {
+    printSummary(context.out(), *summary);
+  }
+  if (summary->status == engine::RunStatus::Completed) return kExitSuccess;
+  context.err() << "trainbench: run " << engine::toString(summary->status) << ": "
+                << summary->message << '\n';
+  return kExitRuntimeFailure;
+}
+#endif
+
+}  // namespace
+
+RegisteredCommand registerRunCommand(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "run", "Train a Llama-style model with the embedded LibTorch engine and measure it");
+#if TB_HAVE_ENGINE
+  auto options = std::make_shared<RunOptions>();
+  addModelFlags(*command, *options);
+  command->add_option("--steps", options->steps, "Steps to train (default 20)")->type_name("N");
+  command->add_option("--data", options->data,
+                      "random (default), synthetic (a learnable task) or a text FILE")
+      ->type_name("FILE");
+  command->add_option("--threads", options->threads, "CPU threads (default: physical cores)")
+      ->type_name("N");
+  command->add_option("--device", options->device, "cpu (default) or cuda")->type_name("DEV");
+  command->add_option("--seed", options->seed, "Seed of weights and data (default 1234)")
+      ->type_name("N");
+  command->add_option("--save-every", options->saveEvery, "Checkpoint every N steps")
+      ->type_name("N");
+  command->add_option("--resume", options->resume, "Continue from a run directory's checkpoint")
+      ->type_name("DIR");
+  command->add_option("--events", options->events, "JSON-line events to FILE, or - for stdout")
+      ->type_name("FILE|-");
+  command->add_option("--run-dir", options->runDir,
+                      "Run directory (default: a new one under $XDG_DATA_HOME/trainbench/runs)")
+      ->type_name("DIR");
+  command->add_option("--memory-budget", options->memoryBudget,
+                      "Refuse CPU tensor allocations past BYTES (status oom)")
+      ->type_name("BYTES");
+  command->add_flag("--json", options->json, "Print the summary as one JSON document");
+  for (CLI::Option* option : command->get_options()) {
+    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  command->footer(
+      "Exit codes: 0 completed; 1 oom, interrupted (SIGINT/SIGTERM) or failed, with the\n"
+      "summary still written to the run directory; 2 bad input. Fields: docs/CLI.md.");
+  return {command, [options](const CommandContext& context) { return runRun(context, *options); }};
+#else
+  command->allow_extras();
+  return {command, [](const CommandContext& context) {
+            return context.fail(makeError(ErrorKind::Runtime,
+                                          "run: this trainbench was built without LibTorch, so "
+                                          "the training engine is not available"));
+          }};
+#endif
+}
+
+}  // namespace tb::cli
