@@ -1,8 +1,8 @@
 // `trainbench run`: one training run of the embedded engine. The options
-// mirror tb::engine::RunConfig one to one; the engine validates the values
-// (so its messages name them) and this file only wires flags, the event
-// stream, signals and the exit code. Without LibTorch the command still
-// exists and says why it cannot run.
+// mirror tb::engine::RunConfig one to one; MODEL-FLAGS are the shared ones of
+// model_flags.hpp, the engine validates the rest (so its messages name them),
+// and this file only wires flags, the event stream, signals and the exit code.
+// Without LibTorch the command still exists and says why it cannot run.
 #include <CLI/CLI.hpp>
 
 #include <fstream>
@@ -12,8 +12,8 @@
 
 #include "command.hpp"
 #include "exit_codes.hpp"
+#include "model_flags.hpp"
 #include "output.hpp"
-#include "tb/common/text.hpp"
 
 #if TB_HAVE_ENGINE
 #include <cstdio>
@@ -28,8 +28,7 @@ namespace {
 
 #if TB_HAVE_ENGINE
 struct RunOptions {
-  std::string model = "tiny";
-  model::ModelOverrides overrides;
+  ModelFlags modelFlags;
   std::int64_t steps = 20;
   std::string data = "random";
   int threads = 0;
@@ -42,22 +41,6 @@ struct RunOptions {
   std::uint64_t memoryBudget = 0;
   bool json = false;
 };
-
-void addModelFlags(CLI::App& command, RunOptions& options) {
-  command.add_option("--model", options.model,
-                     "Preset: " + joinList(model::presetNames()) + " (default tiny)")
-      ->type_name("NAME");
-  model::ModelOverrides& o = options.overrides;
-  command.add_option("--vocab", o.vocab, "Vocabulary size")->type_name("N");
-  command.add_option("--dim", o.dim, "Model width")->type_name("N");
-  command.add_option("--layers", o.layers, "Decoder blocks")->type_name("N");
-  command.add_option("--heads", o.heads, "Query heads")->type_name("N");
-  command.add_option("--kv-heads", o.kvHeads, "Key/value heads")->type_name("N");
-  command.add_option("--ffn", o.ffn, "SwiGLU hidden width")->type_name("N");
-  command.add_option("--seq", o.seq, "Tokens per sequence")->type_name("N");
-  command.add_option("--batch,--micro-batch", o.batch, "Sequences per micro-batch")
-      ->type_name("N");
-}
 
 // An EventSink for --events: "-" is stdout, anything else a file that is
 // flushed line by line so a reader (the GUI) sees each event at once.
@@ -90,8 +73,8 @@ void printSummary(std::ostream& out, const engine::RunSummary& s) {
 }
 
 int runRun(const CommandContext& context, const RunOptions& options) {
-  auto preset = model::findPreset(options.model);
-  if (!preset) return context.fail(preset.error());
+  auto modelConfig = resolveModel(options.modelFlags);
+  if (!modelConfig) return context.fail(modelConfig.error());
   auto device = engine::parseDevice(options.device);
   if (!device) return context.fail(device.error());
   if (options.json && options.events == "-") {
@@ -107,7 +90,7 @@ int runRun(const CommandContext& context, const RunOptions& options) {
 
   engine::StopSignalGuard signals;
   engine::RunConfig config;
-  config.model = model::applyOverrides(*preset, options.overrides);
+  config.model = *modelConfig;
   config.steps = options.steps;
   config.seed = options.seed;
   config.threads = options.threads;
@@ -141,7 +124,7 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
       "run", "Train a Llama-style model with the embedded LibTorch engine and measure it");
 #if TB_HAVE_ENGINE
   auto options = std::make_shared<RunOptions>();
-  addModelFlags(*command, *options);
+  addModelFlags(*command, options->modelFlags);
   command->add_option("--steps", options->steps, "Steps to train (default 20)")->type_name("N");
   command->add_option("--data", options->data,
                       "random (default), synthetic (a learnable task) or a text FILE")
