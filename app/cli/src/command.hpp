@@ -57,6 +57,11 @@ struct RegisteredCommand {
   CommandAction action;
 };
 
+/// Lets a single-value option given twice take the last value, so that a
+/// wrapper script's defaults can be overridden by appending. Call after the
+/// command's options are added.
+void takeLastOfRepeatedValues(CLI::App& command);
+
 /// Adds one command to the app.
 using CommandRegistrar = RegisteredCommand (*)(CLI::App& app);
 

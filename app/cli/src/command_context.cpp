@@ -1,6 +1,9 @@
 // Loading the catalog is shared by every command that reads releases, so the
-// --catalog handling (merge order, error wording) is defined once here.
+// --catalog handling (merge order, error wording) is defined once here, as is
+// the repeated-option policy the commands share.
 #include <ostream>
+
+#include <CLI/CLI.hpp>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
@@ -23,6 +26,12 @@ Expected<catalog::Catalog> CommandContext::loadCatalog() const {
 int CommandContext::fail(const Error& error) const {
   err_ << "trainbench: " << error.message << '\n';
   return exitCodeFor(error.kind);
+}
+
+void takeLastOfRepeatedValues(CLI::App& command) {
+  for (CLI::Option* option : command.get_options()) {
+    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
 }
 
 }  // namespace tb::cli

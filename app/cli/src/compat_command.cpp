@@ -133,11 +133,7 @@ RegisteredCommand registerCompatCommand(CLI::App& app) {
                  "(--image REGISTRY/NAME:TAG)")
       ->needs(image);
   addRegistryOptions(*command, options->registry);
-  // Like most Unix tools, a repeated value option means the last one, so
-  // that a wrapper script's defaults can be overridden by appending.
-  for (CLI::Option* option : command->get_options()) {
-    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  takeLastOfRepeatedValues(*command);
   command->footer(
       "Values not given are detected on this host (NVML, then nvidia-smi, then\n"
       "/proc/driver/nvidia/version); the GPU count is detected only with the GPU name.\n"

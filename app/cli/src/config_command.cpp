@@ -229,9 +229,7 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
   command->add_option("--out", options->outDir, "Write the artifacts into this folder")
       ->type_name("DIR");
   command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
-  for (CLI::Option* option : command->get_options()) {
-    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  takeLastOfRepeatedValues(*command);
   command->footer(
       "NCCL_SOCKET_IFNAME follows the pod size: eth0 for 1, 2, 4 or 8 GPUs, hpn0 for 16.\n"
       "Check what you have with: trainbench validate FILE...\n"

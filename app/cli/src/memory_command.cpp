@@ -102,9 +102,7 @@ RegisteredCommand registerMemoryCommand(CLI::App& app) {
                       "Fit and store the per-profile correction from measured peaks in FILE "
                       "(docs/CLI.md), reporting the error before and after")
       ->type_name("FILE");
-  for (CLI::Option* option : command->get_options()) {
-    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  takeLastOfRepeatedValues(*command);
   command->footer(
       "Sizes are per rank, in bytes in JSON. Cluster profiles predict the peak reserved\n"
       "memory of PyTorch's caching allocator. What each term rests on: docs/MEMORY.md.\n"

@@ -124,9 +124,7 @@ RegisteredCommand registerPlanCommand(CLI::App& app) {
   command->add_option("--margin", options->margin,
                       "Share of the budget kept free, 0 to <1 (default 0.05)")
       ->type_name("FRACTION");
-  for (CLI::Option* option : command->get_options()) {
-    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  takeLastOfRepeatedValues(*command);
   command->footer(
       "Candidates: layers:K (the first K blocks of each stage fully recomputed, K = 0..L)\n"
       "and selective; the cheapest in step time that fits wins. Recomputing a block costs\n"

@@ -147,9 +147,7 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
                       "Refuse CPU tensor allocations past BYTES (status oom)")
       ->type_name("BYTES");
   command->add_flag("--json", options->json, "Print the summary as one JSON document");
-  for (CLI::Option* option : command->get_options()) {
-    if (option->get_expected() == 1) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  takeLastOfRepeatedValues(*command);
   command->footer(
       "Exit codes: 0 completed; 1 oom, interrupted (SIGINT/SIGTERM) or failed, with the\n"
       "summary still written to the run directory; 2 bad input. Fields: docs/CLI.md.");
