@@ -31,9 +31,9 @@ class ImagePageTest : public QObject {
 
  private:
   tb::ui::test::TestSandbox sandbox_;
-  std::unique_ptr<tb::ui::CatalogSession> session_;
-  std::unique_ptr<tb::ui::StudioSettings> settings_;
-  std::unique_ptr<tb::ui::ImagePage> page_;
+  std::unique_ptr<tb::ui::test::ImagePageHarness> harness_;
+  tb::ui::CatalogSession* session_ = nullptr;  // owned by harness_
+  tb::ui::ImagePage* page_ = nullptr;          // owned by harness_
 
   tb::ui::HostPanel& host() { return *page_->hostPanel(); }
   tb::ui::VerdictBanner& banner() { return *page_->banner(); }
@@ -71,18 +71,15 @@ class ImagePageTest : public QObject {
 
  private Q_SLOTS:
   void init() {
-    tb::ui::test::clearStudioSettings();
-    session_ = std::make_unique<tb::ui::CatalogSession>(tb::ui::test::fixtureCatalog());
-    settings_ = std::make_unique<tb::ui::StudioSettings>();
-    page_ = std::make_unique<tb::ui::ImagePage>(*session_, *settings_);
-    page_->resize(1200, 860);
-    host().setArch(tb::catalog::CpuArch::Amd64);
+    harness_ = std::make_unique<tb::ui::test::ImagePageHarness>(QSize(1200, 860));
+    session_ = harness_->session.get();
+    page_ = harness_->page.get();
   }
 
   void cleanup() {
-    page_.reset();
-    settings_.reset();
-    session_.reset();
+    page_ = nullptr;
+    session_ = nullptr;
+    harness_.reset();
   }
 
   void newestReleaseIsChosenWhenNothingIsSaved() {
@@ -93,7 +90,7 @@ class ImagePageTest : public QObject {
 
   void choosingAReleaseShowsItsDetails() {
     page_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(page_.get()));
+    QVERIFY(QTest::qWaitForWindowExposed(page_));
     clickRelease(QStringLiteral("30.02"));
     QCOMPARE(session_->selectedReleaseTag(), QStringLiteral("30.02"));
     QCOMPARE(
@@ -194,7 +191,7 @@ class ImagePageTest : public QObject {
 
   void bannerIsPaintedInTheVerdictColour() {
     page_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(page_.get()));
+    QVERIFY(QTest::qWaitForWindowExposed(page_));
     session_->selectRelease(QStringLiteral("30.01"));
     host().setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
     const auto stripeColour = [this] {

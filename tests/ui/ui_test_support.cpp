@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "ui/application_identity.h"
+#include "ui/image/host_panel.h"
 
 namespace tb::ui::test {
 
@@ -108,6 +109,15 @@ void clearStudioSettings() {
   QSettings settings(organizationName(), applicationName());
   settings.clear();
   settings.sync();
+}
+
+ImagePageHarness::ImagePageHarness(QSize size) {
+  clearStudioSettings();
+  session = std::make_unique<tb::ui::CatalogSession>(fixtureCatalog());
+  settings = std::make_unique<tb::ui::StudioSettings>();
+  page = std::make_unique<tb::ui::ImagePage>(*session, *settings);
+  page->resize(size);
+  page->hostPanel()->setArch(tb::catalog::CpuArch::Amd64);
 }
 
 }  // namespace tb::ui::test

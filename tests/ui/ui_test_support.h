@@ -4,12 +4,18 @@
 #pragma once
 
 #include <QApplication>
+#include <QSize>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+
 #include "tb/catalog/catalog.hpp"
+#include "ui/catalog_session.h"
+#include "ui/image/image_page.h"
 #include "ui/qt_text.h"
+#include "ui/studio_settings.h"
 
 namespace tb::ui::test {
 
@@ -41,6 +47,17 @@ class TestSandbox {
 
 /// Removes every Studio setting (in the sandbox).
 void clearStudioSettings();
+
+/// What every Image page test starts from: cleared settings, the fixture
+/// catalog, a fresh page of `size` and an amd64 host. Members are destroyed
+/// page first, then settings, then session, as the page depends on both.
+struct ImagePageHarness {
+  explicit ImagePageHarness(QSize size);
+
+  std::unique_ptr<tb::ui::CatalogSession> session;
+  std::unique_ptr<tb::ui::StudioSettings> settings;
+  std::unique_ptr<tb::ui::ImagePage> page;
+};
 
 /// The offscreen platform's screen is 800x600, smaller than the window; a
 /// 1920x1200 screen (tests/ui/offscreen-screen.json) keeps restoreGeometry

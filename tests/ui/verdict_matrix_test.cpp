@@ -32,9 +32,9 @@ class VerdictMatrixTest : public QObject {
 
  private:
   tb::ui::test::TestSandbox sandbox_;
-  std::unique_ptr<tb::ui::CatalogSession> session_;
-  std::unique_ptr<tb::ui::StudioSettings> settings_;
-  std::unique_ptr<tb::ui::ImagePage> page_;
+  std::unique_ptr<tb::ui::test::ImagePageHarness> harness_;
+  tb::ui::CatalogSession* session_ = nullptr;  // owned by harness_
+  tb::ui::ImagePage* page_ = nullptr;          // owned by harness_
 
   VerdictMatrixModel& model() { return *page_->matrixPanel()->model(); }
   tb::ui::HostPanel& host() { return *page_->hostPanel(); }
@@ -52,18 +52,15 @@ class VerdictMatrixTest : public QObject {
 
  private Q_SLOTS:
   void init() {
-    tb::ui::test::clearStudioSettings();
-    session_ = std::make_unique<tb::ui::CatalogSession>(tb::ui::test::fixtureCatalog());
-    settings_ = std::make_unique<tb::ui::StudioSettings>();
-    page_ = std::make_unique<tb::ui::ImagePage>(*session_, *settings_);
-    page_->resize(1300, 880);
-    host().setArch(tb::catalog::CpuArch::Amd64);
+    harness_ = std::make_unique<tb::ui::test::ImagePageHarness>(QSize(1300, 880));
+    session_ = harness_->session.get();
+    page_ = harness_->page.get();
   }
 
   void cleanup() {
-    page_.reset();
-    settings_.reset();
-    session_.reset();
+    page_ = nullptr;
+    session_ = nullptr;
+    harness_.reset();
   }
 
   void rowsAreReleasesAndColumnsAreBranches() {
@@ -183,7 +180,7 @@ class VerdictMatrixTest : public QObject {
 
   void clickingACellChecksThatReleaseWithThatDriver() {
     page_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(page_.get()));
+    QVERIFY(QTest::qWaitForWindowExposed(page_));
     host().setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
     session_->selectRelease(QStringLiteral("30.03"));
     const QModelIndex cell = cellOf(QStringLiteral("30.01"), 535);
@@ -199,7 +196,7 @@ class VerdictMatrixTest : public QObject {
 
   void clickingACellOfAnotherClassSwitchesTheGpu() {
     page_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(page_.get()));
+    QVERIFY(QTest::qWaitForWindowExposed(page_));
     host().setGpuName(QStringLiteral("NVIDIA GeForce RTX 4090"));
     page_->matrixPanel()->setGpuClass(GpuClass::DataCenter);
     const QModelIndex cell = cellOf(QStringLiteral("30.01"), 535);
