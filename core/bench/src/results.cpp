@@ -1,0 +1,67 @@
+// Summaries are computed from the runs that finished; a run that ran out of
+// memory or failed stays in the document (so the report can say so) but
+// never pulls a median down.
+#include "tb/bench/results.hpp"
+
+#include <algorithm>
+
+#include "tb/bench/ablation.hpp"
+
+namespace tb::bench {
+
+std::string_view toString(ResultSource source) {
+  return source == ResultSource::Engine ? "engine" : "cluster";
+}
+
+Status summarizeRuns(ConfigurationResult& config) {
+  std::vector<double> throughput;
+  std::vector<double> stepTimes;
+  std::vector<double> mfus;
+  const RunMeasurement* representative = nullptr;
+  std::uint64_t peak = 0;
+  for (const RunMeasurement& run : config.runs) {
+    if (run.status != "ok") continue;
+    throughput.push_back(run.tokensPerS);
+    if (run.stepTimeS > 0.0) stepTimes.push_back(run.stepTimeS);
+    if (run.mfu > 0.0) mfus.push_back(run.mfu);
+    peak = std::max(peak, run.peakBytes);
+    if (representative == nullptr) representative = &run;
+  }
+  Expected<Summary> summary = summarize(throughput);
+  if (!summary) {
+    return makeError(ErrorKind::BadInput,
+                     "configuration " + config.label + " has no successful run to summarise");
+  }
+  config.throughput = *summary;
+  config.stepTimeS = Summary{};
+  if (Expected<Summary> times = summarize(stepTimes)) config.stepTimeS = *times;
+  config.mfu = 0.0;
+  if (Expected<Summary> mfu = summarize(mfus)) config.mfu = mfu->median;
+  config.peakBytes = peak;
+  config.lossFirst = representative->lossFirst;
+  config.lossLast = representative->lossLast;
+  return {};
+}
+
+const ConfigurationResult* findConfiguration(const AblationResults& results,
+                                             std::string_view label, ResultSource source) {
+  for (const ConfigurationResult& config : results.configurations) {
+    if (config.label == label && config.source == source) return &config;
+  }
+  return nullptr;
+}
+
+std::vector<ConfigurationResult> inChainOrder(std::vector<ConfigurationResult> configurations) {
+  const auto rank = [](const ConfigurationResult& config) {
+    const std::optional<AblationStep> step = parseAblationLabel(config.label);
+    const int chain = step ? chainIndex(*step) : static_cast<int>(kAblationSteps.size());
+    return chain * 2 + (config.source == ResultSource::Engine ? 0 : 1);
+  };
+  std::stable_sort(configurations.begin(), configurations.end(),
+                   [&](const ConfigurationResult& a, const ConfigurationResult& b) {
+                     return rank(a) < rank(b);
+                   });
+  return configurations;
+}
+
+}  // namespace tb::bench

@@ -1,0 +1,36 @@
+// Even counts take the mean of the two middle values, the usual definition,
+// so that two repeats give their midpoint rather than the faster one.
+#include "tb/bench/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace tb::bench {
+
+Expected<Summary> summarize(std::span<const double> values) {
+  if (values.empty()) return makeError(ErrorKind::BadInput, "no measurements to summarise");
+  for (const double value : values) {
+    if (!std::isfinite(value)) {
+      return makeError(ErrorKind::BadInput,
+                       "measurement " + std::to_string(value) + " is not a finite number");
+    }
+  }
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  Summary summary;
+  summary.count = n;
+  summary.min = sorted.front();
+  summary.max = sorted.back();
+  summary.median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  return summary;
+}
+
+double speedup(const Summary& base, const Summary& candidate) {
+  if (!(base.median > 0.0)) return 0.0;
+  return candidate.median / base.median;
+}
+
+}  // namespace tb::bench
