@@ -1,0 +1,22 @@
+// Number formatting shared by the text renderers, so that HTML, Markdown and
+// the GUI's tables show the same digits for the same value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tb::report::detail {
+
+/// Fixed-point with `decimals` digits: fixed(1234.567, 1) == "1234.6".
+[[nodiscard]] std::string fixed(double value, int decimals);
+
+/// "1.50 GiB", "512.0 MiB", "900 B".
+[[nodiscard]] std::string bytes(std::uint64_t value);
+
+/// "1.52×", or "—" when there is no speedup to show.
+[[nodiscard]] std::string speedupText(double speedup);
+
+/// Base64 (RFC 4648) for data: URLs.
+[[nodiscard]] std::string base64(const std::string& data);
+
+}  // namespace tb::report::detail
