@@ -16,7 +16,9 @@
 #include "output.hpp"
 
 #if TB_HAVE_ENGINE
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "tb/engine/stop_signals.hpp"
@@ -39,8 +41,26 @@ struct RunOptions {
   std::string events;
   std::string runDir;
   std::uint64_t memoryBudget = 0;
+  std::string recompute;  ///< empty: CHECKPOINT_OPTIMIZATION decides, else none
   bool json = false;
 };
+
+// --recompute wins; without it the image's CHECKPOINT_OPTIMIZATION=true means
+// auto, as it does for training scripts inside the image.
+Expected<engine::RecomputePolicy> recomputePolicy(const std::string& flag) {
+  if (!flag.empty()) return engine::parseRecomputePolicy(flag);
+  const char* variable = std::getenv("CHECKPOINT_OPTIMIZATION");
+  std::string value = variable != nullptr ? variable : "";
+  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (value == "true" || value == "1" || value == "yes" || value == "on") {
+    return engine::RecomputePolicy{engine::RecomputeMode::Auto, 0};
+  }
+  if (value.empty() || value == "false" || value == "0" || value == "no" || value == "off") {
+    return engine::RecomputePolicy{};
+  }
+  return makeError(ErrorKind::BadInput, "CHECKPOINT_OPTIMIZATION: '" + std::string(variable) +
+                                            "' is neither true nor false");
+}
 
 // An EventSink for --events: "-" is stdout, anything else a file that is
 // flushed line by line so a reader (the GUI) sees each event at once.
@@ -62,11 +82,12 @@ void printSummary(std::ostream& out, const engine::RunSummary& s) {
   std::snprintf(line, sizeof(line),
                 "%s: %s after step %lld, loss %.4f -> %.4f\n"
                 "%.0f tokens/s, step %.4f s, peak %.1f MiB, MFU %.1f%% of %.1f GFLOP/s "
-                "(in-process matmul probe)\n%d threads on %s, %lld parameters\n",
+                "(in-process matmul probe)\n%d threads on %s, %lld parameters, recompute %s\n",
                 s.model.c_str(), std::string(engine::toString(s.status)).c_str(),
                 static_cast<long long>(s.steps), s.lossFirst, s.lossLast, s.tokensPerSecond,
                 s.stepTimeSeconds, static_cast<double>(s.peakBytes) / 1048576.0, s.mfu * 100.0,
-                s.matmulGflops, s.threads, s.device.c_str(), static_cast<long long>(s.params));
+                s.matmulGflops, s.threads, s.device.c_str(), static_cast<long long>(s.params),
+                s.recompute.c_str());
   out << line;
   if (s.heldOutLoss) out << "held-out loss " << *s.heldOutLoss << '\n';
   out << "run directory: " << s.runDir.string() << '\n';
@@ -77,6 +98,8 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   if (!modelConfig) return context.fail(modelConfig.error());
   auto device = engine::parseDevice(options.device);
   if (!device) return context.fail(device.error());
+  auto recompute = recomputePolicy(options.recompute);
+  if (!recompute) return context.fail(recompute.error());
   if (options.json && options.events == "-") {
     return context.fail(makeError(ErrorKind::BadInput,
                                   "--events - and --json both write to stdout; give --events a "
@@ -95,6 +118,7 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   config.seed = options.seed;
   config.threads = options.threads;
   config.memoryBudgetBytes = options.memoryBudget;
+  config.recompute = *recompute;
   config.data = engine::parseDataChoice(options.data);
   config.device = *device;
   config.events = *sink;
@@ -146,6 +170,10 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
   command->add_option("--memory-budget", options->memoryBudget,
                       "Refuse CPU tensor allocations past BYTES (status oom)")
       ->type_name("BYTES");
+  command->add_option("--recompute", options->recompute,
+                      "none (default), selective, full, layers:K, or auto (the planner's choice "
+                      "for --memory-budget; CHECKPOINT_OPTIMIZATION=true also means auto)")
+      ->type_name("POLICY");
   command->add_flag("--json", options->json, "Print the summary as one JSON document");
   takeLastOfRepeatedValues(*command);
   command->footer(

@@ -5,6 +5,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace tb::engine {
@@ -32,6 +34,17 @@ class Initialiser {
   at::Generator generator_;
   c10::Device device_{c10::DeviceType::CPU};
 };
+
+// A block's tensors in one fixed order (biases only when it has them), to
+// pass a block's weights through a recomputed segment and back; Weights is
+// BlockWeights or const BlockWeights.
+template <typename Weights>
+auto blockTensors(Weights& b, bool hasBias) {
+  std::vector<decltype(&b.wq)> tensors{&b.attentionNorm, &b.wq, &b.wk, &b.wv};
+  if (hasBias) tensors.insert(tensors.end(), {&b.bq, &b.bk, &b.bv});
+  tensors.insert(tensors.end(), {&b.wo, &b.ffnNorm, &b.w1, &b.w2, &b.w3});
+  return tensors;
+}
 
 }  // namespace
 
@@ -109,8 +122,17 @@ at::Tensor Decoder::project(const at::Tensor& x, const at::Tensor& weight,
   return at::linear(x, weight.to(computeType_), castBias);
 }
 
-at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
-  const BlockWeights& b = weights_.blocks.at(layer);
+void Decoder::setRecompute(std::vector<BlockRecompute> perBlock) {
+  if (perBlock.size() != weights_.blocks.size()) {
+    throw std::invalid_argument("recompute layout has " + std::to_string(perBlock.size()) +
+                                " entries for " + std::to_string(weights_.blocks.size()) +
+                                " blocks");
+  }
+  recompute_ = std::move(perBlock);
+}
+
+at::Tensor Decoder::blockForward(const BlockWeights& b, const at::Tensor& x,
+                                 bool recomputeCore) const {
   const auto batch = x.size(0);
   const auto seq = x.size(1);
   const auto hd = headDim(config_);
@@ -119,13 +141,36 @@ at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
   const at::Tensor q = project(n1, b.wq, b.bq).view({batch, seq, config_.heads, hd});
   const at::Tensor k = project(n1, b.wk, b.bk).view({batch, seq, config_.kvHeads, hd});
   const at::Tensor v = project(n1, b.wv, b.bv).view({batch, seq, config_.kvHeads, hd});
+  std::vector<at::Tensor> coreInputs{ops_->rope(q, rope_), ops_->rope(k, rope_), v};
+  const auto core = [ops = ops_](const std::vector<at::Tensor>& in) {
+    return ops->attention(in[0], in[1], in[2]);
+  };
   const at::Tensor attended =
-      ops_->attention(ops_->rope(q, rope_), ops_->rope(k, rope_), v);
+      recomputeCore ? recomputeInBackward(core, coreInputs) : core(coreInputs);
   const at::Tensor h = x + project(attended, b.wo);
 
   const at::Tensor n2 = ops_->rmsNorm(h, b.ffnNorm);
   return h + ops_->swiGlu(n2, b.w1.to(computeType_), b.w2.to(computeType_),
                           b.w3.to(computeType_));
+}
+
+at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
+  const BlockWeights& b = weights_.blocks.at(layer);
+  const BlockRecompute mode = recompute_.empty() ? BlockRecompute::Keep : recompute_.at(layer);
+  if (mode != BlockRecompute::Block) {
+    return blockForward(b, x, mode == BlockRecompute::AttentionCore);
+  }
+  // The weights are inputs of the recomputed segment, so their gradients come
+  // back through it; their storage is shared, so saving them costs nothing.
+  std::vector<at::Tensor> inputs{x};
+  for (const at::Tensor* weight : blockTensors(b, b.bq.defined())) inputs.push_back(*weight);
+  const auto segment = [this, hasBias = b.bq.defined()](const std::vector<at::Tensor>& in) {
+    BlockWeights rebuilt;
+    std::size_t next = 1;
+    for (at::Tensor* slot : blockTensors(rebuilt, hasBias)) *slot = in.at(next++);
+    return blockForward(rebuilt, in.at(0), false);
+  };
+  return recomputeInBackward(segment, inputs);
 }
 
 at::Tensor Decoder::logits(const at::Tensor& tokens) const {

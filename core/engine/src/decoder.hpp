@@ -1,7 +1,7 @@
 // The Llama-style decoder as plain weight tensors and forward functions, not
 // a torch::nn::Module: the optimizer, checkpoints and a later PyTorch parity
 // test address parameters by stable names, and a block is one function of
-// (weights, input) that activation recomputation can wrap.
+// (weights, input) that activation recomputation (recompute.hpp) wraps.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "decoder_ops.hpp"
+#include "recompute.hpp"
 #include "tb/engine/model.hpp"
 
 namespace tb::engine {
@@ -50,6 +51,9 @@ class Decoder {
   Decoder(ModelConfig config, DecoderWeights weights, const DecoderOps& ops,
           at::ScalarType computeType);
 
+  /// What each block keeps for backward; all Keep until set. One entry per block.
+  void setRecompute(std::vector<BlockRecompute> perBlock);
+
   /// tokens [B, T] (T <= seq) -> logits [B, T, vocab].
   [[nodiscard]] at::Tensor logits(const at::Tensor& tokens) const;
   /// One block: x [B, T, dim] -> [B, T, dim].
@@ -63,12 +67,17 @@ class Decoder {
  private:
   [[nodiscard]] at::Tensor project(const at::Tensor& x, const at::Tensor& weight,
                                    const at::Tensor& bias = {}) const;
+  /// The block's math with its weights passed in, so a recomputed block can
+  /// be differentiated with respect to detached copies of them.
+  [[nodiscard]] at::Tensor blockForward(const BlockWeights& b, const at::Tensor& x,
+                                        bool recomputeCore) const;
 
   ModelConfig config_;
   DecoderWeights weights_;
   const DecoderOps* ops_;
   at::ScalarType computeType_;
   ops::RopeTables rope_;
+  std::vector<BlockRecompute> recompute_;
 };
 
 }  // namespace tb::engine

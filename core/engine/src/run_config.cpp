@@ -1,10 +1,12 @@
 // Parsing of the run's enumerations and the default thread count. Threads
 // default to physical cores because a second hyper-thread on the same core
-// competes for the same vector units and slows dense matrix products.
+// competes for the same vector units and slows dense matrix products. The
+// recompute spellings are those of `trainbench memory --recompute`, plus auto.
 #include "tb/engine/run_config.hpp"
 
 #include <sched.h>
 
+#include <charconv>
 #include <fstream>
 #include <set>
 #include <string>
@@ -36,6 +38,36 @@ Expected<Device> parseDevice(std::string_view text) {
   if (text == "cuda") return Device::Cuda;
   return makeError(ErrorKind::BadInput,
                    "unknown device '" + std::string(text) + "' (expected cpu or cuda)");
+}
+
+Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text) {
+  if (text == "none") return RecomputePolicy{RecomputeMode::None, 0};
+  if (text == "selective") return RecomputePolicy{RecomputeMode::Selective, 0};
+  if (text == "full") return RecomputePolicy{RecomputeMode::Full, 0};
+  if (text == "auto") return RecomputePolicy{RecomputeMode::Auto, 0};
+  constexpr std::string_view kLayers = "layers:";
+  if (text.starts_with(kLayers)) {
+    const std::string_view digits = text.substr(kLayers.size());
+    std::int64_t k = -1;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (!digits.empty() && error == std::errc() && end == digits.data() + digits.size() && k >= 0) {
+      return RecomputePolicy{RecomputeMode::Layers, k};
+    }
+  }
+  return makeError(ErrorKind::BadInput,
+                   "--recompute: unknown policy '" + std::string(text) +
+                       "' (expected none, selective, full, auto or layers:K with K >= 0)");
+}
+
+std::string toString(const RecomputePolicy& policy) {
+  switch (policy.mode) {
+    case RecomputeMode::None: return "none";
+    case RecomputeMode::Selective: return "selective";
+    case RecomputeMode::Layers: return "layers:" + std::to_string(policy.layers);
+    case RecomputeMode::Full: return "full";
+    case RecomputeMode::Auto: return "auto";
+  }
+  return "none";
 }
 
 std::string_view toString(Device device) { return device == Device::Cuda ? "cuda" : "cpu"; }

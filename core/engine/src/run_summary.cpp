@@ -36,6 +36,7 @@ nlohmann::json summaryToJsonObject(const RunSummary& summary) {
       {"flops_per_token", summary.flopsPerToken},
       {"threads", summary.threads},
       {"device", summary.device},
+      {"recompute", summary.recompute},
       {"run_dir", summary.runDir.string()},
   };
   if (summary.heldOutLoss) json["loss_heldout"] = *summary.heldOutLoss;

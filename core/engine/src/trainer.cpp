@@ -12,6 +12,7 @@
 
 #include "event_log.hpp"
 #include "model_json.hpp"
+#include "recompute_choice.hpp"
 #include "summary_json.hpp"
 #include "torch_compat.hpp"
 #include "tracking_allocator.hpp"
@@ -69,6 +70,7 @@ nlohmann::json configToJson(const RunConfig& config, int threads) {
           {"seed", config.seed},
           {"threads", threads},
           {"memory_budget", config.memoryBudgetBytes},
+          {"recompute", toString(config.recompute)},
           {"data", {{"kind", kDataNames[static_cast<int>(config.data.kind)]},
                     {"file", config.data.file.string()}}},
           {"device", toString(config.device)},
@@ -91,6 +93,8 @@ bool cudaAvailable() { return at::hasCUDA() && at::getNumGPUs() > 0; }
 
 Expected<RunSummary> runTraining(const RunConfig& config) {
   if (const Status valid = checkRun(config); !valid) return valid.error();
+  auto recompute = chooseRecompute(config);
+  if (!recompute) return recompute.error();
   auto data = TokenBatches::open(config.data, config.model, config.seed);
   if (!data) return data.error();
   std::optional<Checkpoint> resume;
@@ -114,7 +118,8 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
                                                            : c10::Device(c10::DeviceType::CPU);
   LoopInputs inputs{&config, &*data, resume ? &*resume : nullptr, &*directory, nullptr, threads,
-                    probeMatmulRate(device, device.is_cuda() ? 4096 : 1024, 3)};
+                    probeMatmulRate(device, device.is_cuda() ? 4096 : 1024, 3),
+                    recompute->policy};
   EventLog events(*directory, config.events);
   inputs.events = &events;
 
@@ -126,6 +131,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   summary.threads = threads;
   summary.device = std::string(toString(config.device));
   summary.runDir = directory->path();
+  summary.recompute = toString(recompute->policy);
 
   allocator.resetPeak();
   if (device.is_cuda()) compat::resetCudaPeak(0);
@@ -134,6 +140,11 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
                         {"flops_per_token", summary.flopsPerToken},
                         {"matmul_gflops", summary.matmulGflops},
                         {"matmul_path", inputs.matmul.path},
+                        {"recompute", {{"requested", toString(recompute->requested)},
+                                       {"policy", summary.recompute},
+                                       {"reason", recompute->reason},
+                                       {"predicted_peak_bytes", recompute->predictedPeakBytes},
+                                       {"time_overhead_ratio", recompute->timeOverheadRatio}}},
                         {"peak_bytes", allocator.peakBytes()},
                         {"run_dir", summary.runDir.string()}});
 

@@ -87,6 +87,7 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<doub
   try {
     Decoder decoder(model, initialiseWeights(model, config.seed, device), referenceOps(),
                     computeType);
+    decoder.setRecompute(recomputeLayout(in.recompute, model.layers));
     const std::vector<NamedTensor> parameters = namedParameters(decoder.weights());
     AdamW optimizer(parameters);
     if (in.resume != nullptr) restore(*in.resume, parameters, optimizer);

@@ -27,6 +27,7 @@ struct LoopInputs {
   EventLog* events = nullptr;
   int threads = 1;
   MatmulRate matmul;
+  RecomputePolicy recompute;  ///< resolved (never Auto)
 };
 
 /// Runs the steps and fills status, message, steps, losses, times and memory

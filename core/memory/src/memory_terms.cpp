@@ -60,17 +60,24 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
   BlockBytes b;
   if (profile == Profile::Engine) {
     const double e = parallel.dtype == DType::Fp32 ? 4.0 : 2.0;
-    // x, two RMSNorm products per norm (normalised, weighted) x2, queries
-    // copied by matmul, K and V repeated to the query heads, attention output,
-    // the residual h; SwiGLU keeps w1·x, silu, w3·x and their product; the
+    // x; per RMSNorm x² (kept by LibTorch 1.13's mean backward), the
+    // normalised and the weighted product (3h, twice); queries copied by
+    // matmul, K and V repeated to the query heads, attention output, the
+    // residual h; SwiGLU keeps w1·x, silu, w3·x and their product; the
     // softmax output; one rsqrt per norm; and each block's bool causal mask.
     const double mask = d(model.seq) * d(model.seq);
-    b.kept = (tokens * (10 * h + 4 * f + scores + 2) * e + mask) / t;
+    b.kept = (tokens * (12 * h + 4 * f + scores + 2) * e + mask) / t;
     // The wrapped core keeps its inputs (roped q, k, v) instead of its insides.
-    b.selective = tokens * (8 * h + 2 * kv + 4 * f + 2) * e / t;
+    b.selective = tokens * (10 * h + 2 * kv + 4 * f + 2) * e / t;
     b.checkpoint = tokens * h * e / t;
     b.attentionCore = b.kept - b.selective;
-    b.workspace = tokens * (3 * h + std::max(4 * f, 2 * scores)) * e / t;
+    // Backward runs SwiGLU first (the gradient in, w2's and the gate's
+    // gradients: h + 2f), then the attention core, by when SwiGLU's four
+    // tensors, the second norm's three, the residual and the attention output
+    // are freed (4f + 5h + 1) and the gradients of the scores, of the softmax
+    // input and of q and k are alive (2·a·s + 2h). The larger moment counts.
+    const double core = 2 * scores + 2 * h - (4 * f + 5 * h + 1);
+    b.workspace = tokens * std::max(h + 2 * f, core) * e / t;
     return b;
   }
   const double e = d(bytesOf(parallel.dtype));
@@ -98,8 +105,11 @@ double logitsBytes(const model::ModelConfig& model, const ParallelConfig& parall
   const double tokens = d(model.batch) * d(model.seq);
   double bytesPerEntry = 0;
   if (profile == Profile::Engine) {
-    // Saved logits, then logsumexp's backward: (x - lse), its exp, grad·exp.
-    bytesPerEntry = 4.0 * (parallel.dtype == DType::Fp32 ? 4.0 : 2.0);
+    // The loss is nll_loss(log_softmax(x)), as in PyTorch: at its backward
+    // the fp32 logits, the saved log-softmax output and the gradient that
+    // nll_loss's backward scatters into are live at once (plus the bf16
+    // logits themselves under bf16).
+    bytesPerEntry = parallel.dtype == DType::Fp32 ? 12.0 : 14.0;
   } else if (!sixteenBit(parallel)) {
     bytesPerEntry = 12;  // fp32 logits, log-softmax output, its gradient
   } else if (profile == Profile::Megatron) {
@@ -115,8 +125,8 @@ double edgeActivationBytes(const model::ModelConfig& model, const ParallelConfig
   const double tokens = d(model.batch) * d(model.seq);
   const double h = d(model.dim);
   if (profile == Profile::Engine) {
-    // Final norm: its input, normalised and weighted outputs; token ids (int64).
-    return tokens * (3 * h * (parallel.dtype == DType::Fp32 ? 4.0 : 2.0) + 8) / d(parallel.tp);
+    // Final norm: its input, x², normalised and weighted outputs; token ids (int64).
+    return tokens * (4 * h * (parallel.dtype == DType::Fp32 ? 4.0 : 2.0) + 8) / d(parallel.tp);
   }
   const double sp = parallel.sequenceParallel ? d(parallel.tp) : 1.0;
   return tokens * (3 * h * d(bytesOf(parallel.dtype)) / sp + 8);

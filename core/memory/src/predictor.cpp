@@ -84,8 +84,8 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
     head.breakdown.activations =
         bytes(othersInFlight + storedSum + detail::edgeActivationBytes(m, p, input.profile));
     head.breakdown.logits = bytes(detail::logitsBytes(m, p, input.profile));
-    head.breakdown.gradients =
-        bytes(preallocatedGrads ? allGrads : state.gradients * headParams / tp);
+    // The engine's head gradients are born after the logits' temporaries die.
+    head.breakdown.gradients = bytes(preallocatedGrads ? allGrads : 0.0);
     phases.push_back(head);
   }
   double below = storedSum;  // stored bytes of this micro-batch's blocks 0..layer

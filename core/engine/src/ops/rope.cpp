@@ -4,6 +4,13 @@
 // angles are computed in double and rounded once to the tables' dtype, which
 // may be wider than x (float32 tables for bf16 activations); the result has
 // x's dtype.
+//
+// The rotation is written as x·C + swap(x)·S with C = (cos, cos) and
+// S = (−sin, sin) per pair and swap exchanging the two members of each pair:
+// the same products and sums as (e·cos − o·sin, e·sin + o·cos), so the same
+// float results, but over whole contiguous tensors. Selecting the even and odd
+// members as strided views and stacking them back cost about 10 % of a `small`
+// training step (docs/PERF.md), mostly in the backward of the strided selects.
 #include "ops/ops.hpp"
 
 namespace tb::engine::ops {
@@ -20,14 +27,15 @@ RopeTables ropeTables(std::int64_t seq, std::int64_t headDim, double theta,
 at::Tensor rope(const at::Tensor& x, const RopeTables& tables) {
   const auto seq = x.size(1);
   const auto half = x.size(3) / 2;
-  const at::Tensor pairs = x.reshape({x.size(0), seq, x.size(2), half, 2});
-  const at::Tensor even = pairs.select(-1, 0);
-  const at::Tensor odd = pairs.select(-1, 1);
-  // [seq, half] -> [1, seq, 1, half] to broadcast over batch and heads.
-  const at::Tensor cos = tables.cos.narrow(0, 0, seq).unsqueeze(1).unsqueeze(0);
-  const at::Tensor sin = tables.sin.narrow(0, 0, seq).unsqueeze(1).unsqueeze(0);
-  const at::Tensor rotated = at::stack({even * cos - odd * sin, even * sin + odd * cos}, -1);
-  return rotated.flatten(3).to(x.scalar_type());
+  const at::Tensor cos = tables.cos.narrow(0, 0, seq);
+  const at::Tensor sin = tables.sin.narrow(0, 0, seq);
+  // [seq, half] -> [seq, head_dim] interleaved, then [1, seq, 1, head_dim] to
+  // broadcast over batch and heads.
+  const at::Tensor pairCos = at::stack({cos, cos}, -1).flatten(1).unsqueeze(1).unsqueeze(0);
+  const at::Tensor pairSin = at::stack({-sin, sin}, -1).flatten(1).unsqueeze(1).unsqueeze(0);
+  const at::Tensor swapped =
+      x.reshape({x.size(0), seq, x.size(2), half, 2}).flip(-1).reshape(x.sizes());
+  return (x * pairCos + swapped * pairSin).to(x.scalar_type());
 }
 
 }  // namespace tb::engine::ops

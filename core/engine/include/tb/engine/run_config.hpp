@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "tb/common/expected.hpp"
 #include "tb/engine/model.hpp"
@@ -36,6 +37,28 @@ enum class Device { Cpu, Cuda };
 [[nodiscard]] Expected<Device> parseDevice(std::string_view text);
 [[nodiscard]] std::string_view toString(Device device);
 
+/// Which activations are recomputed in backward instead of kept.
+enum class RecomputeMode {
+  None,       ///< keep everything autograd saves
+  Selective,  ///< recompute only the attention core (scores, softmax, attention x V)
+  Layers,     ///< the first `layers` blocks fully recomputed, the rest keep everything
+  Full,       ///< every block recomputed (what gradient_checkpointing=True does)
+  Auto,       ///< the memory planner's choice for the run's memory budget
+};
+
+/// A recompute policy as `--recompute` spells it: none, selective, full,
+/// layers:K or auto. K is checked against the model's layers when the run starts.
+struct RecomputePolicy {
+  RecomputeMode mode = RecomputeMode::None;
+  std::int64_t layers = 0;  ///< K, only for RecomputeMode::Layers
+
+  friend bool operator==(const RecomputePolicy&, const RecomputePolicy&) = default;
+};
+
+/// Parses a --recompute value; BadInput names anything else.
+[[nodiscard]] Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text);
+[[nodiscard]] std::string toString(const RecomputePolicy& policy);
+
 /// Receives each event as one JSON document without a trailing newline.
 using EventSink = std::function<void(const std::string& jsonLine)>;
 
@@ -46,6 +69,7 @@ struct RunConfig {
   std::uint64_t seed = 1234;           ///< weights and data
   int threads = 0;                     ///< intra-op threads; 0 = physical cores
   std::uint64_t memoryBudgetBytes = 0; ///< CPU bytes an allocation may not pass; 0 = none
+  RecomputePolicy recompute;           ///< Auto plans against memoryBudgetBytes
   DataChoice data;
   Device device = Device::Cpu;
   EventSink events;                    ///< optional; events.jsonl is written either way

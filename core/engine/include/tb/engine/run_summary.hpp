@@ -36,6 +36,7 @@ struct RunSummary {
   double flopsPerToken = 0.0;
   int threads = 0;
   std::string device;
+  std::string recompute;           ///< the recompute policy used (auto resolved: "layers:3")
   std::filesystem::path runDir;
   std::vector<double> losses;      ///< per step, from firstStep on
 };

@@ -1,0 +1,169 @@
+// engine_step_profile: where the engine's training step spends its time, for
+// docs/PERF.md. It runs the training loop's step (Decoder::loss, backward,
+// clipGradientNorm, AdamW) in-process on a preset and reports
+//  1. wall time per phase: forward, backward, clip, optimizer, loss read-back;
+//  2. self time per ATen op and autograd node, through a RecordFunction
+//     observer: an op's time minus the time of the ops it called, so nested
+//     calls (linear -> matmul -> mm) are counted once, as PyTorch's profiler
+//     does with self_cpu_time. Phases are timed without the observer, whose
+//     per-op cost would otherwise land in them.
+//
+//   engine_step_profile [--model small] [--steps 20] [--profile-steps 5] [--threads N]
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <ATen/record_function.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "adamw.hpp"
+#include "decoder.hpp"
+#include "decoder_ops.hpp"
+#include "tb/engine/run_config.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct OpTotal {
+  double selfSeconds = 0.0;
+  std::int64_t calls = 0;
+};
+
+struct Frame : at::ObserverContext {
+  std::string name;
+  Clock::time_point start;
+  double childSeconds = 0.0;
+  Frame* parent = nullptr;
+};
+
+std::mutex totalsMutex;
+std::map<std::string, OpTotal> totals;
+thread_local Frame* current = nullptr;
+
+std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
+  auto frame = std::make_unique<Frame>();
+  frame->name = fn.name();
+  frame->parent = current;
+  frame->start = Clock::now();
+  current = frame.get();
+  return frame;
+}
+
+void onEnd(const at::RecordFunction& /*fn*/, at::ObserverContext* context) {
+  auto* frame = static_cast<Frame*>(context);
+  if (frame == nullptr) return;
+  const double seconds = std::chrono::duration<double>(Clock::now() - frame->start).count();
+  if (frame->parent != nullptr) frame->parent->childSeconds += seconds;
+  current = frame->parent;
+  const std::lock_guard<std::mutex> lock(totalsMutex);
+  OpTotal& total = totals[frame->name];
+  total.selfSeconds += seconds - frame->childSeconds;
+  ++total.calls;
+}
+
+int intFlag(int argc, char** argv, const std::string& flag, int fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (argv[i] == flag) {
+      const int value = std::atoi(argv[i + 1]);
+      if (value < 1) {
+        std::fprintf(stderr, "engine_step_profile: %s must be at least 1, got %s\n",
+                     flag.c_str(), argv[i + 1]);
+        std::exit(2);
+      }
+      return value;
+    }
+  }
+  return fallback;
+}
+
+std::string textFlag(int argc, char** argv, const std::string& flag, const std::string& fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tb::engine;
+  const auto preset = tb::model::findPreset(textFlag(argc, argv, "--model", "small"));
+  if (!preset) {
+    std::fprintf(stderr, "engine_step_profile: %s\n", preset.error().message.c_str());
+    return 2;
+  }
+  const ModelConfig config = *preset;
+  const int steps = intFlag(argc, argv, "--steps", 20);
+  const int profileSteps = intFlag(argc, argv, "--profile-steps", 5);
+  const int threads = intFlag(argc, argv, "--threads", physicalCoreCount());
+  at::set_num_threads(threads);
+
+  Decoder decoder(config, initialiseWeights(config, 1234, c10::Device(c10::kCPU)), referenceOps(),
+                  at::kFloat);
+  const std::vector<NamedTensor> parameters = namedParameters(decoder.weights());
+  AdamW optimizer(parameters);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(99);
+  std::map<std::string, double> phases;
+  const auto step = [&](bool timed) {
+    auto last = Clock::now();
+    const auto mark = [&](const char* phase) {
+      const auto now = Clock::now();
+      if (timed) phases[phase] += std::chrono::duration<double>(now - last).count();
+      last = now;
+    };
+    const at::Tensor rows =
+        at::randint(config.vocab, {config.batch, config.seq + 1}, generator, at::kLong);
+    const at::Tensor loss = decoder.loss(rows);
+    mark("forward");
+    loss.backward();
+    mark("backward");
+    (void)clipGradientNorm(parameters, 1.0);
+    mark("clip");
+    optimizer.step();
+    optimizer.zeroGrad();
+    mark("optimizer");
+    (void)loss.item<double>();
+    mark("loss read-back");
+  };
+
+  const int warmup = std::min(3, steps);
+  for (int i = 0; i < steps; ++i) step(i >= warmup);
+  const double timedSteps = static_cast<double>(steps - warmup);
+  double total = 0.0;
+  for (const auto& [name, seconds] : phases) total += seconds;
+  std::printf("engine %s, %d threads, %d timed steps\n\n", config.name.c_str(), threads,
+              steps - warmup);
+  std::printf("| phase | ms/step | share |\n|---|---|---|\n");
+  for (const auto& [name, seconds] : phases) {
+    std::printf("| %s | %.1f | %.0f%% |\n", name.c_str(), 1e3 * seconds / timedSteps,
+                100.0 * seconds / total);
+  }
+
+  const auto handle = at::addGlobalCallback(at::RecordFunctionCallback(onStart, onEnd));
+  for (int i = 0; i < profileSteps; ++i) step(false);
+  at::removeCallback(handle);
+  std::vector<std::pair<std::string, OpTotal>> sorted(totals.begin(), totals.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) {
+              return a.second.selfSeconds > b.second.selfSeconds;
+            });
+  double opTotal = 0.0;
+  for (const auto& entry : sorted) opTotal += entry.second.selfSeconds;
+  std::printf("\n| op (self time) | calls/step | ms/step | share |\n|---|---|---|---|\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(15, sorted.size()); ++i) {
+    const auto& [name, op] = sorted[i];
+    std::printf("| %s | %.0f | %.1f | %.1f%% |\n", name.c_str(),
+                static_cast<double>(op.calls) / profileSteps, 1e3 * op.selfSeconds / profileSteps,
+                100.0 * op.selfSeconds / opTotal);
+  }
+  return 0;
+}

@@ -1,0 +1,124 @@
+// Each side reports its own per-step wall times (the engine in its step
+// events, Python in its JSON), timed around the same work: batch, forward,
+// backward, clip, AdamW, loss read-back. Process start-up, library loading and
+// the engine's matmul probe are outside both timings.
+#include "engine_vs_eager_runs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+#include "tb/common/atomic_file.hpp"
+#include "tb/common/subprocess.hpp"
+
+namespace tb::perf {
+namespace {
+
+constexpr std::chrono::minutes kRunTimeout{30};
+
+Expected<ProcessResult> runChecked(const std::vector<std::string>& argv) {
+  ProcessOptions options;
+  options.timeout = kRunTimeout;
+  auto result = runProcess(argv, options);
+  if (!result) return result.error();
+  if (result->timedOut || result->exitCode != 0) {
+    return makeError(ErrorKind::Runtime,
+                     argv[0] + " " + argv[1] + " failed (exit " +
+                         std::to_string(result->exitCode) +
+                         (result->timedOut ? ", timed out" : "") + "): " + result->standardError);
+  }
+  return result;
+}
+
+std::vector<double> dropWarmup(const std::vector<double>& steps, int warmup) {
+  const auto skip = std::min(steps.size(), static_cast<std::size_t>(warmup));
+  return {steps.begin() + static_cast<std::ptrdiff_t>(skip), steps.end()};
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  if (n == 0) return 0.0;
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+double loadAverage() {
+  std::ifstream file("/proc/loadavg");
+  double oneMinute = 0.0;
+  file >> oneMinute;
+  return file ? oneMinute : 0.0;
+}
+
+Expected<SideRun> runEngine(const BenchSetup& setup, int repeat) {
+  const std::filesystem::path dir =
+      std::filesystem::path(setup.scratchDir) / ("engine-" + std::to_string(repeat));
+  std::filesystem::remove_all(dir);
+  std::error_code ignored;  // a failure shows up as trainbench's own error naming the path
+  std::filesystem::create_directories(setup.scratchDir, ignored);
+  const std::filesystem::path events = dir.string() + ".events.jsonl";
+  SideRun run;
+  run.loadBefore = loadAverage();
+  auto result = runChecked({setup.trainbench, "run", "--model", setup.presetName,
+                            "--recompute", "none", "--steps", std::to_string(setup.steps),
+                            "--threads", std::to_string(setup.threads), "--json", "--events",
+                            events.string(), "--run-dir", dir.string()});
+  if (!result) return result.error();
+  auto eventText = readFile(events);
+  if (!eventText) return eventText.error();
+  std::vector<double> steps;
+  try {
+    const auto summary = nlohmann::json::parse(result->standardOutput);
+    run.matmulGflops = summary.at("matmul_gflops").get<double>();
+    run.lossFirst = summary.at("loss_first").get<double>();
+    std::istringstream lines(*eventText);
+    for (std::string line; std::getline(lines, line);) {
+      const auto event = nlohmann::json::parse(line);
+      if (event.value("event", "") == "step") steps.push_back(event.at("step_time_s"));
+    }
+  } catch (const nlohmann::json::exception& error) {
+    return makeError(ErrorKind::Runtime, "unexpected output of trainbench run: " +
+                                             std::string(error.what()));
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(events);
+  run.stepSeconds = dropWarmup(steps, setup.warmupSteps);
+  if (run.stepSeconds.empty()) {
+    return makeError(ErrorKind::Runtime, "trainbench run reported no steps past the warm-up");
+  }
+  return run;
+}
+
+Expected<SideRun> runEager(const BenchSetup& setup) {
+  const model::ModelConfig& m = setup.model;
+  SideRun run;
+  run.loadBefore = loadAverage();
+  auto result = runChecked(
+      {setup.python, setup.eagerScript, "--vocab", std::to_string(m.vocab), "--dim",
+       std::to_string(m.dim), "--layers", std::to_string(m.layers), "--heads",
+       std::to_string(m.heads), "--kv-heads", std::to_string(m.kvHeads), "--ffn",
+       std::to_string(m.ffn), "--seq", std::to_string(m.seq), "--batch", std::to_string(m.batch),
+       "--rope-theta", std::to_string(m.ropeTheta), "--steps", std::to_string(setup.steps),
+       "--threads", std::to_string(setup.threads)});
+  if (!result) return result.error();
+  try {
+    const auto report = nlohmann::json::parse(result->standardOutput);
+    run.stepSeconds =
+        dropWarmup(report.at("step_times").get<std::vector<double>>(), setup.warmupSteps);
+    run.lossFirst = report.at("losses").at(0).get<double>();
+  } catch (const nlohmann::json::exception& error) {
+    return makeError(ErrorKind::Runtime, "unexpected output of " + setup.eagerScript + ": " +
+                                             std::string(error.what()));
+  }
+  if (run.stepSeconds.empty()) {
+    return makeError(ErrorKind::Runtime, setup.eagerScript + " reported no steps past warm-up");
+  }
+  return run;
+}
+
+}  // namespace tb::perf

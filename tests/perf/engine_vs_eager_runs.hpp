@@ -1,0 +1,47 @@
+// One timed run of either side of the engine-vs-eager benchmark, each in its
+// own child process so that neither inherits the other's warm caches, thread
+// pools or allocator state, exactly as a user would run them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tb/common/expected.hpp"
+#include "tb/model/model_config.hpp"
+
+namespace tb::perf {
+
+/// What both sides are asked to run.
+struct BenchSetup {
+  std::string trainbench;     ///< the `trainbench` binary
+  std::string python;         ///< Debian's python with python3-torch
+  std::string eagerScript;    ///< engine_vs_eager.py
+  std::string presetName;     ///< passed to `trainbench run --model`
+  model::ModelConfig model;   ///< the preset's shape, passed field by field to Python
+  int steps = 30;
+  int warmupSteps = 5;        ///< leading steps left out of the median
+  int threads = 1;
+  std::string scratchDir;     ///< run directories and event files
+};
+
+/// The measured steps of one run, warm-up already dropped.
+struct SideRun {
+  std::vector<double> stepSeconds;
+  double loadBefore = 0.0;     ///< 1-minute load average when it started
+  double matmulGflops = 0.0;   ///< engine only: its in-process probe
+  double lossFirst = 0.0;
+};
+
+/// `trainbench run --model NAME --json --events FILE`; step times from the events.
+[[nodiscard]] Expected<SideRun> runEngine(const BenchSetup& setup, int repeat);
+
+/// engine_vs_eager.py with the same shape, steps, threads.
+[[nodiscard]] Expected<SideRun> runEager(const BenchSetup& setup);
+
+/// Median of a non-empty list.
+[[nodiscard]] double median(std::vector<double> values);
+
+/// The 1-minute load average from /proc/loadavg (0 where unreadable).
+[[nodiscard]] double loadAverage();
+
+}  // namespace tb::perf
