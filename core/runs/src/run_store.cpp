@@ -1,0 +1,124 @@
+// A run is judged by what exists: summary.json decides the state; without it
+// the age of the newest file tells a live run from one killed before it could
+// write a summary (SIGKILL, a power cut).
+#include "tb/runs/run_store.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "json_fields.hpp"
+#include "tb/common/atomic_file.hpp"
+#include "tb/common/paths.hpp"
+
+namespace tb::runs {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::optional<fs::file_time_type> writeTime(const fs::path& path) {
+  std::error_code error;
+  const fs::file_time_type time = fs::last_write_time(path, error);
+  if (error) return std::nullopt;
+  return time;
+}
+
+Expected<json> readJsonFile(const fs::path& path) {
+  auto text = readFile(path);
+  if (!text) return text.error();
+  json parsed = json::parse(*text, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return makeError(ErrorKind::Parse, path.filename().string() + " is not a JSON object");
+  }
+  return parsed;
+}
+
+void applyConfig(const json& config, RunRecord& record) {
+  if (const auto steps = config.find("steps");
+      steps != config.end() && steps->is_number_integer()) {
+    record.totalSteps = steps->get<std::int64_t>();
+  }
+  if (const auto model = config.find("model"); model != config.end() && model->is_object()) {
+    if (const auto name = model->find("name"); name != model->end() && name->is_string()) {
+      record.model = name->get<std::string>();
+    }
+  }
+  if (const auto recompute = config.find("recompute");
+      recompute != config.end() && recompute->is_string()) {
+    record.recompute = recompute->get<std::string>();
+  }
+}
+
+void applySummary(const SummaryFields& summary, RunRecord& record) {
+  record.state = summary.state;
+  record.message = summary.message;
+  if (!summary.model.empty()) record.model = summary.model;
+  record.steps = summary.steps;
+  record.tokensPerSecond = summary.tokensPerSecond;
+  record.peakBytes = summary.peakBytes;
+  record.lossFirst = summary.lossFirst;
+  record.lossLast = summary.lossLast;
+  if (!summary.recompute.empty()) record.recompute = summary.recompute;
+}
+
+RunRecord unreadable(RunRecord record, std::string reason) {
+  record.state = RunState::Unreadable;
+  record.message = std::move(reason);
+  return record;
+}
+
+}  // namespace
+
+fs::path runStoreDirectory() { return dataDirectory() / "runs"; }
+
+RunRecord readRun(const fs::path& runDir, std::chrono::seconds runningGrace) {
+  RunRecord record;
+  record.dir = runDir;
+  record.id = runDir.filename().string();
+  const fs::path configPath = runDir / "config.json";
+  const auto configTime = writeTime(configPath);
+  if (!configTime) return unreadable(std::move(record), "config.json is missing");
+  record.startedAt = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      std::chrono::file_clock::to_sys(*configTime));
+  auto config = readJsonFile(configPath);
+  if (!config) return unreadable(std::move(record), config.error().message);
+  applyConfig(*config, record);
+
+  const fs::path summaryPath = runDir / "summary.json";
+  if (writeTime(summaryPath)) {
+    auto summaryJson = readJsonFile(summaryPath);
+    if (!summaryJson) return unreadable(std::move(record), summaryJson.error().message);
+    auto summary = detail::parseSummary(*summaryJson);
+    if (!summary) {
+      return unreadable(std::move(record), "summary.json: " + summary.error().message);
+    }
+    applySummary(*summary, record);
+    return record;
+  }
+  const fs::file_time_type newest = std::max(*configTime, writeTime(runDir / "events.jsonl")
+                                                              .value_or(*configTime));
+  const bool recent = fs::file_time_type::clock::now() - newest < runningGrace;
+  record.state = recent ? RunState::Running : RunState::Interrupted;
+  if (!recent) record.message = "ended without a summary (the process was killed)";
+  return record;
+}
+
+Expected<std::vector<RunRecord>> listRuns(const fs::path& store,
+                                          std::chrono::seconds runningGrace) {
+  std::error_code error;
+  if (!fs::exists(store, error)) return std::vector<RunRecord>{};
+  std::vector<RunRecord> records;
+  fs::directory_iterator it(store, error);
+  if (error) return makeError(ErrorKind::Io, "cannot list " + store.string() + ": " +
+                                                 error.message());
+  for (const fs::directory_entry& entry : it) {
+    if (entry.is_directory(error)) records.push_back(readRun(entry.path(), runningGrace));
+  }
+  std::sort(records.begin(), records.end(),
+            [](const RunRecord& a, const RunRecord& b) { return a.id > b.id; });
+  return records;
+}
+
+}  // namespace tb::runs
