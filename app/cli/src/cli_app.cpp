@@ -17,7 +17,7 @@ namespace tb::cli {
 namespace {
 
 // One line per command; later commands (run, memory, plan, ...) add theirs.
-constexpr std::array<CommandRegistrar, 8> kCommands = {
+constexpr std::array<CommandRegistrar, 9> kCommands = {
     &registerImagesCommand,
     &registerCompatCommand,
     &registerRunCommand,
@@ -26,6 +26,7 @@ constexpr std::array<CommandRegistrar, 8> kCommands = {
     &registerPlanCommand,
     &registerConfigCommand,
     &registerValidateCommand,
+    &registerReportCommand,
 };
 
 std::string failureMessage(const CLI::App* /*app*/, const CLI::Error& error) {

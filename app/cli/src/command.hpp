@@ -73,5 +73,6 @@ RegisteredCommand registerMemoryCommand(CLI::App& app);
 RegisteredCommand registerPlanCommand(CLI::App& app);
 RegisteredCommand registerConfigCommand(CLI::App& app);
 RegisteredCommand registerValidateCommand(CLI::App& app);
+RegisteredCommand registerReportCommand(CLI::App& app);
 
 }  // namespace tb::cli

@@ -1,0 +1,108 @@
+// `trainbench report`: a results.json (and any cluster results laid beside
+// it) rendered as HTML, Markdown, CSV or JSON. The format comes from --format
+// or else from the output file's suffix, so `--out report.md` just works.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "command.hpp"
+#include "exit_codes.hpp"
+#include "output.hpp"
+#include "tb/bench/cluster_import.hpp"
+#include "tb/bench/results.hpp"
+#include "tb/common/text.hpp"
+#include "tb/report/report.hpp"
+
+namespace tb::cli {
+namespace {
+
+struct ReportOptions {
+  std::string in;
+  std::vector<std::string> imports;
+  std::string format;
+  std::string out;
+  bool json = false;
+};
+
+Expected<report::ReportFormat> chooseFormat(const ReportOptions& options) {
+  if (!options.format.empty()) {
+    if (auto format = report::parseReportFormat(toLower(options.format))) return *format;
+    return makeError(ErrorKind::BadInput, "--format " + options.format +
+                                              ": unknown format (use html, md, csv or json)");
+  }
+  std::string suffix = toLower(std::filesystem::path(options.out).extension().string());
+  if (!suffix.empty()) suffix.erase(0, 1);
+  if (auto format = report::parseReportFormat(suffix == "htm" ? "html" : suffix)) return *format;
+  return makeError(ErrorKind::BadInput, "--out " + options.out +
+                                            ": cannot tell the format from the suffix; "
+                                            "give --format html|md|csv|json");
+}
+
+std::string formatName(report::ReportFormat format) {
+  switch (format) {
+    case report::ReportFormat::Html: return "html";
+    case report::ReportFormat::Markdown: return "md";
+    case report::ReportFormat::Csv: return "csv";
+    case report::ReportFormat::Json: return "json";
+  }
+  return "html";
+}
+
+int runReport(const CommandContext& context, const ReportOptions& options) {
+  Expected<report::ReportFormat> format = chooseFormat(options);
+  if (!format) return context.fail(format.error());
+  Expected<bench::AblationResults> results = bench::loadResults(options.in);
+  if (!results) return context.fail(results.error());
+  for (const std::string& file : options.imports) {
+    auto imported = bench::importClusterResults(file);
+    if (!imported) return context.fail(imported.error());
+    for (auto& config : *imported) results->configurations.push_back(std::move(config));
+  }
+  if (Status written = report::writeReport(options.out, *results, *format); !written) {
+    return context.fail(written.error());
+  }
+  const std::size_t rows = results->configurations.size();
+  if (options.json) {
+    printJson(context.out(), Json{{"out", options.out},
+                                  {"format", formatName(*format)},
+                                  {"configurations", rows},
+                                  {"imported_files", options.imports.size()}});
+  } else {
+    context.out() << "Wrote " << options.out << " (" << rows << " configurations";
+    if (!options.imports.empty()) {
+      context.out() << ", " << options.imports.size() << " cluster file(s) imported";
+    }
+    context.out() << ").\n";
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+RegisteredCommand registerReportCommand(CLI::App& app) {
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* command = app.add_subcommand(
+      "report", "Render ablation results (results.json, plus imported cluster runs) as an HTML, "
+                "Markdown, CSV or JSON report");
+  command->add_option("--in", options->in, "results.json written by `trainbench benchmark`")
+      ->required();
+  command->add_option("--import", options->imports,
+                      "Cluster results (.csv or .json, docs/RESULTS.md) to lay beside the engine "
+                      "results; may be repeated");
+  command->add_option("--format", options->format,
+                      "html, md, csv or json (default: from the --out suffix)");
+  command->add_option("--out", options->out, "The report file, written atomically")->required();
+  command->add_flag("--json", options->json, "Print what was written as one JSON document");
+  takeLastOfRepeatedValues(*command);
+  command->footer(
+      "Exit codes: 0 written, 1 the file could not be written, 2 bad input (a missing or "
+      "damaged results file, a bad cluster file, an unknown format).\nFormats and fields: "
+      "docs/RESULTS.md, docs/CLI.md.");
+  return {command, [options](const CommandContext& context) {
+            return runReport(context, *options);
+          }};
+}
+
+}  // namespace tb::cli
