@@ -19,6 +19,7 @@
 #include "ui/catalog_session.h"
 #include "ui/image/fleet_matrix_panel.h"
 #include "ui/image/host_panel.h"
+#include "ui/image/registry_panel.h"
 #include "ui/image/release_details_view.h"
 #include "ui/image/release_filter_proxy.h"
 #include "ui/image/release_table_model.h"
@@ -34,6 +35,7 @@ ImagePage::ImagePage(CatalogSession& session, StudioSettings& settings, QWidget*
   banner_ = new VerdictBanner(this);
   details_ = new ReleaseDetailsView(this);
   matrixPanel_ = new FleetMatrixPanel(session_, this);
+  registryPanel_ = new RegistryPanel(session_, this);
 
   auto* releases = new QSplitter(Qt::Horizontal, this);
   releases->setChildrenCollapsible(false);
@@ -44,8 +46,10 @@ ImagePage::ImagePage(CatalogSession& session, StudioSettings& settings, QWidget*
   detailsScroll->setWidgetResizable(true);
   detailsScroll->setFrameShape(QFrame::NoFrame);
   releases->addWidget(detailsScroll);
+  releases->addWidget(registryPanel_);
   releases->setStretchFactor(0, 5);
   releases->setStretchFactor(1, 6);
+  releases->setStretchFactor(2, 5);
 
   // The matrix keeps the height of its rows (it never grows past them); the
   // release table and details take the rest.
@@ -72,6 +76,7 @@ ImagePage::ImagePage(CatalogSession& session, StudioSettings& settings, QWidget*
   connect(hostPanel_, &HostPanel::detectionStarted, this, [this] { Q_EMIT busyChanged(true); });
   connect(hostPanel_, &HostPanel::detectionFinished, this, [this] { Q_EMIT busyChanged(false); });
   connect(matrixPanel_, &FleetMatrixPanel::cellChosen, this, &ImagePage::onMatrixCellChosen);
+  connect(registryPanel_, &RegistryPanel::declarationChanged, this, &ImagePage::updateVerdict);
 
   onHostInputChanged();
   onReleaseChanged(session_.selectedReleaseTag());
@@ -158,6 +163,7 @@ void ImagePage::saveChoices() {
 }
 
 void ImagePage::onReleaseChanged(const QString& tag) {
+  registryPanel_->releaseChosen(tag);
   selectTagInView(tag);
   details_->showRelease(session_.selectedRelease());
   updateVerdict();
@@ -211,8 +217,11 @@ void ImagePage::selectTagInView(const QString& tag) {
 }
 
 void ImagePage::updateVerdict() {
-  const tb::catalog::Release* release = session_.selectedRelease();
   const HostInput in = hostPanel_->input();
+  // A checked registry tag is judged on what its image declares.
+  const auto declared = registryPanel_->declaredRelease(in.arch);
+  const tb::catalog::Release* release =
+      declared ? &declared->release : session_.selectedRelease();
   const bool sameClass =
       !in.gpuName.isEmpty() &&
       tb::compat::classifyGpu(toStdString(in.gpuName)) == matrixPanel_->gpuClass();
@@ -241,8 +250,11 @@ void ImagePage::updateVerdict() {
   query.gpuCount = in.gpuCount;
   query.arch = in.arch;
   query.today = tb::compat::todayUtc();
-  const tb::compat::CompatVerdict verdict =
+  tb::compat::CompatVerdict verdict =
       tb::compat::evaluateCompat(*release, session_.catalog(), query);
+  if (declared) {
+    verdict.reasons.insert(verdict.reasons.begin(), declared->notes.begin(), declared->notes.end());
+  }
   banner_->showVerdict(*release, query, verdict, session_.catalog().releases);
 }
 

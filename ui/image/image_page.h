@@ -21,6 +21,7 @@ class FleetMatrixPanel;
 class HostPanel;
 class ReleaseDetailsView;
 class ReleaseFilterProxy;
+class RegistryPanel;
 class ReleaseTableModel;
 class StudioSettings;
 class VerdictBanner;
@@ -44,6 +45,7 @@ class ImagePage : public QWidget {
   [[nodiscard]] QLineEdit* filterEdit() const { return filterEdit_; }
   [[nodiscard]] ReleaseDetailsView* detailsView() const { return details_; }
   [[nodiscard]] FleetMatrixPanel* matrixPanel() const { return matrixPanel_; }
+  [[nodiscard]] RegistryPanel* registryPanel() const { return registryPanel_; }
 
  Q_SIGNALS:
   void busyChanged(bool busy);
@@ -73,6 +75,7 @@ class ImagePage : public QWidget {
   QTableView* releaseView_ = nullptr;
   ReleaseDetailsView* details_ = nullptr;
   FleetMatrixPanel* matrixPanel_ = nullptr;
+  RegistryPanel* registryPanel_ = nullptr;
   QString lastGpuName_;
   bool restoring_ = false;
   bool detectedOnce_ = false;

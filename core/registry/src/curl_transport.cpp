@@ -29,6 +29,12 @@ std::size_t onBody(char* data, std::size_t size, std::size_t count, void* user) 
   return bytes;
 }
 
+// Returning non-zero makes curl_easy_perform stop with CURLE_ABORTED_BY_CALLBACK.
+int onProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel->load(std::memory_order_relaxed) ? 1 : 0;
+}
+
 std::size_t onHeader(char* data, std::size_t size, std::size_t count, void* user) {
   auto* received = static_cast<Received*>(user);
   const std::size_t bytes = size * count;
@@ -59,6 +65,7 @@ class CurlTransport final : public HttpTransport {
   }
 
   Expected<HttpResponse> send(const HttpRequest& request) override {
+    if (cancelled()) return cancelledError(request);
     CURL* curl = curl_easy_init();
     if (curl == nullptr) return makeError(ErrorKind::Runtime, "cannot initialise libcurl");
     Received received;
@@ -89,6 +96,11 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &received);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &onHeader);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &received);
+    if (options_.cancel) {
+      curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+      curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &onProgress);
+      curl_easy_setopt(curl, CURLOPT_XFERINFODATA, options_.cancel.get());
+    }
     if (request.method == "HEAD") {
       curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     } else if (request.method != "GET") {
@@ -103,6 +115,7 @@ class CurlTransport final : public HttpTransport {
     curl_easy_cleanup(curl);
 
     const std::string host = hostOf(request.url);
+    if (code == CURLE_ABORTED_BY_CALLBACK && cancelled()) return cancelledError(request);
     if (received.overflow || code == CURLE_FILESIZE_EXCEEDED) {
       return makeError(ErrorKind::Io, "registry " + host + ": the response to " + request.method +
                                           " is larger than the " +
@@ -117,6 +130,15 @@ class CurlTransport final : public HttpTransport {
   }
 
  private:
+  bool cancelled() const {
+    return options_.cancel && options_.cancel->load(std::memory_order_relaxed);
+  }
+
+  static Error cancelledError(const HttpRequest& request) {
+    return makeError(ErrorKind::Cancelled, "registry " + hostOf(request.url) + ": " +
+                                               request.method + " cancelled");
+  }
+
   TransportOptions options_;
 };
 

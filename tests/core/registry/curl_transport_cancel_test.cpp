@@ -1,0 +1,103 @@
+// Cancellation of the libcurl transport against a real socket that accepts
+// connections (the kernel does, from the listen backlog) and never answers:
+// the case a Cancel button exists for. Without the progress-callback hook the
+// request would sit there until the total timeout.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "tb/registry/http_transport.hpp"
+
+namespace tb::registry::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// A socket on 127.0.0.1 that listens but never accepts or replies.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    bind(fd_, reinterpret_cast<sockaddr*>(&address), length);
+    listen(fd_, 8);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+  ~SilentListener() { close(fd_); }
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+
+  [[nodiscard]] std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/v2/";
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(CurlTransportCancel, ASilentServerIsLeftPromptlyWhenCancelled) {
+  SilentListener listener;
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  TransportOptions options;
+  options.totalTimeout = 30s;  // far longer than the test may take
+  options.cancel = cancel;
+  const auto transport = makeCurlTransport(options);
+
+  std::thread canceller([cancel] {
+    std::this_thread::sleep_for(300ms);
+    cancel->store(true);
+  });
+  HttpRequest request;
+  request.url = listener.url();
+  const auto start = std::chrono::steady_clock::now();
+  const auto response = transport->send(request);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  canceller.join();
+
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().kind, ErrorKind::Cancelled);
+  EXPECT_NE(response.error().message.find("127.0.0.1"), std::string::npos)
+      << response.error().message;
+  EXPECT_NE(response.error().message.find("cancelled"), std::string::npos);
+  EXPECT_LT(elapsed, 2500ms) << "libcurl polls the flag at least once a second";
+}
+
+TEST(CurlTransportCancel, ARequestAfterCancelIsRefusedWithoutConnecting) {
+  SilentListener listener;
+  TransportOptions options;
+  options.cancel = std::make_shared<std::atomic<bool>>(true);
+  HttpRequest request;
+  request.url = listener.url();
+  const auto start = std::chrono::steady_clock::now();
+  const auto response = makeCurlTransport(options)->send(request);
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().kind, ErrorKind::Cancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 200ms);
+}
+
+TEST(CurlTransportCancel, WithoutCancelTheTimeoutStillEndsASilentRequest) {
+  SilentListener listener;
+  TransportOptions options;
+  options.totalTimeout = 400ms;
+  options.cancel = std::make_shared<std::atomic<bool>>(false);
+  HttpRequest request;
+  request.url = listener.url();
+  const auto response = makeCurlTransport(options)->send(request);
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().kind, ErrorKind::Io) << response.error().message;
+}
+
+}  // namespace
+}  // namespace tb::registry::test

@@ -1,0 +1,403 @@
+// The registry panel against a real registry: Debian's docker-registry 2.8
+// on 127.0.0.1 (the fixture of the integration tests), seeded with a
+// two-platform index whose configs declare CUDA, plus a single-platform tag.
+// Cancel is tested against a socket that accepts and never answers, offline
+// against a closed port, and credentials against `silly` auth with the token
+// server, on a machine without a keychain service (D-Bus pointed nowhere).
+#include "ui/image/registry_panel.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <memory>
+
+#include "registry_test_support.hpp"
+#include "tb/compat/verdict.hpp"
+#include "tb/registry/http_transport.hpp"
+#include "ui/image/host_panel.h"
+#include "ui/image/registry_arch_delegate.h"
+#include "ui/image/registry_credential_store.h"
+#include "ui/image/registry_declaration.h"
+#include "ui/image/registry_lookup.h"
+#include "ui/image/registry_tag_model.h"
+#include "ui/image/registry_tag_sort_proxy.h"
+#include "ui/image/verdict_banner.h"
+#include "ui/studio_settings.h"
+#include "ui_test_support.h"
+
+namespace rt = tb::registry::test;
+using tb::ui::RegistryPanel;
+using tb::ui::RegistryTagModel;
+
+namespace {
+
+constexpr int kCallTimeoutMs = 20000;
+const QStringList kTwoPlatformTags{QStringLiteral("30.03-serverless"),
+                                   QStringLiteral("30.10-serverless"), QStringLiteral("30.9-rc"),
+                                   QStringLiteral("29.12-serverless")};
+const QString kAmd64OnlyTag = QStringLiteral("30.01-amd64");
+
+/// A socket on 127.0.0.1 that the kernel accepts connections for (backlog)
+/// but that never sends a byte: a registry that hangs.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    bind(fd_, reinterpret_cast<sockaddr*>(&address), length);
+    listen(fd_, 8);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+  ~SilentListener() { close(fd_); }
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  [[nodiscard]] QString host() const { return QStringLiteral("127.0.0.1:%1").arg(port_); }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Re-tags the amd64 image manifest alone, so one tag has a single platform.
+tb::Status tagSinglePlatform(const std::string& host, const std::string& digest,
+                             const std::string& tag) {
+  const auto transport = tb::registry::makeCurlTransport({});
+  const std::string base = "http://" + host + "/v2/" + rt::kRepository + "/manifests/";
+  tb::registry::HttpRequest get;
+  get.url = base + digest;
+  get.headers.push_back({"Accept", std::string(tb::registry::kOciManifest)});
+  auto manifest = transport->send(get);
+  if (!manifest) return std::move(manifest).error();
+  tb::registry::HttpRequest put;
+  put.method = "PUT";
+  put.url = base + tag;
+  put.headers.push_back({"Content-Type", std::string(tb::registry::kOciManifest)});
+  put.body = manifest->body;
+  auto stored = transport->send(put);
+  if (!stored) return std::move(stored).error();
+  if (stored->status != 201) {
+    return tb::makeError(tb::ErrorKind::Runtime,
+                         "PUT " + tag + ": HTTP " + std::to_string(stored->status));
+  }
+  return {};
+}
+
+std::vector<std::string> toStd(const QStringList& list) {
+  std::vector<std::string> out;
+  for (const QString& item : list) out.push_back(item.toStdString());
+  return out;
+}
+
+}  // namespace
+
+class RegistryPanelTest : public QObject {
+  Q_OBJECT
+
+ private:
+  tb::ui::test::TestSandbox sandbox_;
+  std::unique_ptr<rt::RegistryServer> server_;
+  std::unique_ptr<tb::ui::test::ImagePageHarness> harness_;
+  RegistryPanel* panel_ = nullptr;  // owned by harness_
+
+  void pointAt(const QString& host, bool plainHttp = true) {
+    panel_->hostCombo()->setEditText(host);
+    panel_->repositoryEdit()->setText(QString::fromLatin1(rt::kRepository));
+    panel_->plainHttpBox()->setChecked(plainHttp);
+  }
+
+  void refreshAndWait() {
+    QVERIFY(panel_->refreshButton()->isEnabled());
+    QTest::mouseClick(panel_->refreshButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), kCallTimeoutMs);
+  }
+
+  QStringList shownTags() const {
+    QStringList tags;
+    const auto* proxy = panel_->tagProxy();
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+      tags << proxy->index(row, 0).data(RegistryTagModel::TagRole).toString();
+    }
+    return tags;
+  }
+
+  void selectTag(const QString& tag) {
+    const auto* proxy = panel_->tagProxy();
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+      const QModelIndex index = proxy->index(row, RegistryTagModel::TagColumn);
+      if (index.data(RegistryTagModel::TagRole).toString() == tag) {
+        QTableView* view = panel_->tagView();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(index).center());
+        return;
+      }
+    }
+    QFAIL(qPrintable(QStringLiteral("no tag row %1").arg(tag)));
+  }
+
+  QString registryHost() const { return QString::fromStdString(server_->host()); }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    // No keychain service here, whatever the machine has: the tests check
+    // the session-only path and must never touch a real keychain.
+    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/trainbench-test-bus");
+    server_ = std::make_unique<rt::RegistryServer>(rt::RegistryAuth::None);
+    QVERIFY2(server_->startError().empty(), server_->startError().c_str());
+    auto pushed =
+        rt::pushTwoPlatformImage(server_->host(), rt::kRepository, toStd(kTwoPlatformTags));
+    QVERIFY2(pushed, pushed ? "" : pushed.error().message.c_str());
+    const tb::Status single = tagSinglePlatform(server_->host(), pushed->platformDigests.front(),
+                                                kAmd64OnlyTag.toStdString());
+    QVERIFY2(single, single ? "" : single.error().message.c_str());
+  }
+
+  void init() {
+    harness_ = std::make_unique<tb::ui::test::ImagePageHarness>(QSize(1600, 1000));
+    panel_ = harness_->page->registryPanel();
+    harness_->page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(harness_->page.get()));
+    // Host detection starts on show; let it finish so it cannot refill the
+    // driver field under a test.
+    QTRY_VERIFY_WITH_TIMEOUT(!harness_->page->isBusy(), kCallTimeoutMs);
+    harness_->page->hostPanel()->setHostFromDetection(false);
+  }
+
+  void cleanup() {
+    panel_ = nullptr;
+    harness_.reset();
+  }
+
+  void refreshListsTagsNewestFirstWithArchitectureBadges() {
+    pointAt(registryHost());
+    QSignalSpy busy(panel_, &RegistryPanel::busyChanged);
+    refreshAndWait();
+    QCOMPARE(busy.count(), 2);
+    QCOMPARE(busy.at(0).at(0).toBool(), true);
+    QCOMPARE(busy.at(1).at(0).toBool(), false);
+    QVERIFY(panel_->busyIndicator()->isHidden());
+
+    // Numeric order, newest first: 30.10 after 30.9, not before it as text.
+    QCOMPARE(shownTags(),
+             (QStringList{QStringLiteral("30.10-serverless"), QStringLiteral("30.9-rc"),
+                          QStringLiteral("30.03-serverless"), kAmd64OnlyTag,
+                          QStringLiteral("29.12-serverless")}));
+    const auto* proxy = panel_->tagProxy();
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+      const QModelIndex index = proxy->index(row, RegistryTagModel::ArchitecturesColumn);
+      const QString tag = index.data(RegistryTagModel::TagRole).toString();
+      QVERIFY(index.data(RegistryTagModel::PlatformsKnownRole).toBool());
+      const QStringList expected =
+          tag == kAmd64OnlyTag ? QStringList{QStringLiteral("amd64")}
+                               : QStringList{QStringLiteral("amd64"), QStringLiteral("arm64")};
+      QCOMPARE(index.data(RegistryTagModel::ArchitecturesRole).toStringList(), expected);
+    }
+    // One chip per architecture: the two-platform row is drawn wider.
+    auto* delegate =
+        panel_->tagView()->itemDelegateForColumn(RegistryTagModel::ArchitecturesColumn);
+    QVERIFY(qobject_cast<tb::ui::RegistryArchDelegate*>(delegate) != nullptr);
+    QStyleOptionViewItem option;
+    option.font = panel_->tagView()->font();
+    const int two = delegate->sizeHint(option, proxy->index(0, 1)).width();
+    const int one = delegate->sizeHint(option, proxy->index(3, 1)).width();
+    QVERIFY2(two > one, qPrintable(QStringLiteral("%1 <= %2").arg(two).arg(one)));
+    QVERIFY(tb::ui::RegistryArchDelegate::chipColor(QStringLiteral("amd64")) !=
+            tb::ui::RegistryArchDelegate::chipColor(QStringLiteral("arm64")));
+    QVERIFY(panel_->statusLabel()->text().contains(QStringLiteral("5 tags")));
+  }
+
+  void cancelDuringASlowRefreshReturnsPromptly() {
+    SilentListener silent;
+    pointAt(silent.host());
+    QTest::mouseClick(panel_->refreshButton(), Qt::LeftButton);
+    QVERIFY(panel_->isBusy());
+    QVERIFY(panel_->busyIndicator()->isVisible());
+    QVERIFY(panel_->cancelButton()->isEnabled());
+    QVERIFY(!panel_->refreshButton()->isEnabled());
+    QTest::qWait(400);  // the request is in flight, waiting for an answer
+    QVERIFY(panel_->isBusy());
+
+    QElapsedTimer timer;
+    timer.start();
+    QTest::mouseClick(panel_->cancelButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), 5000);
+    QVERIFY2(timer.elapsed() < 2500, qPrintable(QString::number(timer.elapsed())));
+    QVERIFY2(panel_->statusLabel()->text().contains(QStringLiteral("Cancelled")),
+             qPrintable(panel_->statusLabel()->text()));
+    QVERIFY(panel_->refreshButton()->isEnabled());
+    QVERIFY(!panel_->cancelButton()->isEnabled());
+  }
+
+  void checkThisTagJudgesTheVerdictOnTheImagesDeclaration() {
+    tb::ui::HostPanel* host = harness_->page->hostPanel();
+    host->setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
+    host->setDriverText(QStringLiteral("570.124.06"));
+    harness_->session->selectRelease(QStringLiteral("30.03"));
+    tb::ui::VerdictBanner* banner = harness_->page->banner();
+    const tb::ui::VerdictTone catalogTone = banner->tone();
+
+    pointAt(registryHost());
+    refreshAndWait();
+    selectTag(QStringLiteral("30.03-serverless"));
+    QTest::mouseClick(panel_->checkButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), kCallTimeoutMs);
+
+    const QString declaration = panel_->declarationLabel()->text();
+    QVERIFY2(declaration.contains(QStringLiteral("linux/amd64: CUDA_VERSION 13.0.2")),
+             qPrintable(declaration));
+    QVERIFY(declaration.contains(QStringLiteral("linux/arm64/v8")));
+    QVERIFY(declaration.contains(QStringLiteral("NVIDIA_REQUIRE_CUDA cuda>=13.0")));
+    QVERIFY(panel_->useCatalogButton()->isVisible());
+
+    // The catalog says driver >= 570; the image says 580: the banner follows
+    // the image, and its reasons say where the value came from.
+    const auto declared = panel_->declaredRelease(tb::catalog::CpuArch::Amd64);
+    QVERIFY(declared.has_value());
+    QCOMPARE(declared->release.requiredDriverMajor, 580);
+    QCOMPARE(declared->release.cudaVersion, std::string("13.0.2"));
+    tb::compat::CompatQuery query;
+    query.driver = tb::ui::test::driverVersion("570.124.06");
+    query.gpuName = "NVIDIA H100 80GB HBM3";
+    query.arch = tb::catalog::CpuArch::Amd64;
+    query.today = tb::compat::todayUtc();
+    const auto expected =
+        tb::compat::evaluateCompat(declared->release, harness_->session->catalog(), query);
+    TB_COMPARE_ENUM(expected.status, tb::compat::VerdictStatus::Unsupported);
+    QVERIFY(banner->tone() != catalogTone);
+    const QString reasons = banner->reasons().join(QLatin1Char('\n'));
+    QVERIFY2(reasons.contains(QStringLiteral("CUDA_DRIVER_VERSION=580.95.05")),
+             qPrintable(reasons));
+
+    QTest::mouseClick(panel_->useCatalogButton(), Qt::LeftButton);
+    QVERIFY(banner->tone() == catalogTone);
+    QVERIFY(!panel_->declaredRelease(tb::catalog::CpuArch::Amd64).has_value());
+  }
+
+  void anUnreachableRegistryIsReportedAndTheCatalogKeepsWorking() {
+    const QString closed = QStringLiteral("127.0.0.1:%1").arg(rt::freeLoopbackPort());
+    pointAt(closed);
+    refreshAndWait();
+    const QString status = panel_->statusLabel()->text();
+    QVERIFY2(status.startsWith(QStringLiteral("Offline or unreachable: ") + closed),
+             qPrintable(status));
+    QVERIFY(status.contains(QStringLiteral("keep using the catalog")));
+    QCOMPARE(panel_->tagProxy()->rowCount(), 0);
+
+    // The catalog half still answers.
+    harness_->page->hostPanel()->setDriverText(QStringLiteral("580.65.06"));
+    harness_->session->selectRelease(QStringLiteral("30.02"));
+    QVERIFY(harness_->page->banner()->tone() != tb::ui::VerdictTone::Incomplete);
+  }
+
+  void credentialsGoThroughThePanelAndStayOutOfSettingsAndMessages() {
+    auto seeded = rt::startSeededRegistry(rt::RegistryAuth::Silly);
+    QVERIFY2(seeded->error.empty(), seeded->error.c_str());
+    const QString host = QString::fromStdString(seeded->server->host());
+    const QString secret = QString::fromLatin1(rt::kSecretPassword);
+    pointAt(host);
+    panel_->userEdit()->setText(QStringLiteral("alice"));
+    panel_->secretEdit()->setText(secret);
+    refreshAndWait();
+    QVERIFY2(panel_->tagProxy()->rowCount() == 3, qPrintable(panel_->statusLabel()->text()));
+
+    // The token request carried the user's Basic credentials.
+    const QByteArray basic =
+        QByteArray("Basic ") + QByteArray("alice:").append(rt::kSecretPassword).toBase64();
+    bool sent = false;
+    for (const rt::ReceivedRequest& request : seeded->tokenServer->requests()) {
+      sent = sent || QByteArray::fromStdString(request.authorization) == basic;
+    }
+    QVERIFY(sent);
+
+    // No keychain here: the panel says the secret lives for this session only.
+    tb::ui::RegistryCredentialStore* store = panel_->credentialStore();
+    QTRY_VERIFY_WITH_TIMEOUT(store->storage() == tb::ui::SecretStorage::SessionOnly, 10000);
+    QVERIFY2(panel_->storageLabel()->text().contains(QStringLiteral("this session only")),
+             qPrintable(panel_->storageLabel()->text()));
+    // ...and another panel of this session finds it again.
+    RegistryPanel second(*harness_->session, nullptr, QStringLiteral("TrainBench Studio test"));
+    second.hostCombo()->setEditText(host);
+    QTRY_COMPARE(second.userEdit()->text(), QStringLiteral("alice"));
+    QCOMPARE(second.secretEdit()->text(), secret);
+
+    // A refused user: the message names the registry's error, never the secret.
+    panel_->userEdit()->setText(QStringLiteral("rejected"));
+    refreshAndWait();
+    const QString refused = panel_->statusLabel()->text();
+    QVERIFY2(refused.contains(QStringLiteral("UNAUTHORIZED")), qPrintable(refused));
+    QVERIFY(refused.contains(host));
+    for (QLabel* label : harness_->page->findChildren<QLabel*>()) {
+      QVERIFY2(!label->text().contains(secret), qPrintable(label->objectName()));
+    }
+    QFile settings(tb::ui::StudioSettings::fileName());
+    if (settings.open(QIODevice::ReadOnly))
+      QVERIFY(!settings.readAll().contains(rt::kSecretPassword));
+  }
+
+  void plainHttpIsOnlyForLoopbackAndSaidLoudly() {
+    pointAt(QStringLiteral("registry.example.com"), false);
+    QVERIFY(!panel_->plainHttpBox()->isEnabled());
+    QVERIFY(panel_->insecureWarning()->isHidden());
+    pointAt(QStringLiteral("localhost:5000"), false);
+    QVERIFY(panel_->plainHttpBox()->isEnabled());
+    panel_->plainHttpBox()->setChecked(true);
+    QVERIFY(panel_->insecureWarning()->isVisible());
+    QVERIFY(panel_->insecureWarning()->text().startsWith(QStringLiteral("INSECURE")));
+    // Moving to a remote host switches plain HTTP off again.
+    panel_->hostCombo()->setEditText(QStringLiteral("registry.example.com"));
+    QVERIFY(!panel_->plainHttpBox()->isChecked());
+    QVERIFY(panel_->insecureWarning()->isHidden());
+    const auto refused =
+        tb::ui::makeLookupClient({"registry.example.com", rt::kRepository, std::nullopt, true},
+                                 std::make_shared<std::atomic<bool>>(false));
+    QVERIFY(!refused);
+    QVERIFY(refused.error().message.find("registry.example.com") != std::string::npos);
+  }
+
+  void tagsSortByTheirNumbers() {
+    QVERIFY(tb::ui::tagOlderThan("25.9-serverless", "25.10-serverless"));
+    QVERIFY(!tb::ui::tagOlderThan("25.10-serverless", "25.9-serverless"));
+    QVERIFY(tb::ui::tagOlderThan("25.09", "25.10"));
+    QVERIFY(tb::ui::tagOlderThan("25.10", "25.10-serverless"));
+    QVERIFY(!tb::ui::tagOlderThan("25.10", "25.10"));
+    QCOMPARE(tb::ui::catalogReleaseForTag(harness_->session->catalog(), "30.02-serverless")->tag,
+             std::string("30.02"));
+    QVERIFY(tb::ui::catalogReleaseForTag(harness_->session->catalog(), "30.020") == nullptr);
+  }
+
+  // Last: the Image page with the panel filled, for docs/images when
+  // TB_IMAGE_PAGE_SCREENSHOT names a file.
+  void imagePageWithTheRegistryPanelFilled() {
+    tb::ui::HostPanel* host = harness_->page->hostPanel();
+    host->setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
+    host->setDriverText(QStringLiteral("570.124.06"));
+    pointAt(registryHost());
+    refreshAndWait();
+    selectTag(QStringLiteral("30.03-serverless"));
+    QTest::mouseClick(panel_->checkButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), kCallTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!harness_->page->isBusy(), kCallTimeoutMs);
+    const QImage image = harness_->page->grab().toImage();
+    QCOMPARE(image.size(), harness_->page->size());
+    const QString file = qEnvironmentVariable("TB_IMAGE_PAGE_SCREENSHOT");
+    if (!file.isEmpty()) QVERIFY(image.save(file));
+  }
+};
+
+TB_UI_TEST_MAIN(RegistryPanelTest)
+#include "registry_panel_test.moc"

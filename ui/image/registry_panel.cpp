@@ -1,0 +1,365 @@
+// The panel keeps no registry state of its own beyond the last answer: the
+// fields say what the next call asks, the runner does it off the GUI thread,
+// and the outcome replaces the tag list or the declaration. Credentials go
+// from the fields to the client and to RegistryCredentialStore only; no
+// message the panel shows is built from them.
+#include "ui/image/registry_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "tb/registry/image_reference.hpp"
+#include "ui/catalog_session.h"
+#include "ui/image/registry_arch_delegate.h"
+#include "ui/image/registry_credential_store.h"
+#include "ui/image/registry_endpoints.h"
+#include "ui/image/registry_messages.h"
+#include "ui/image/registry_tag_model.h"
+#include "ui/image/registry_tag_sort_proxy.h"
+#include "ui/qt_text.h"
+
+namespace tb::ui {
+namespace {
+
+QLabel* makeNote(QWidget* parent, const QString& objectName) {
+  auto* label = new QLabel(parent);
+  label->setObjectName(objectName);
+  label->setTextFormat(Qt::PlainText);
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return label;
+}
+
+std::vector<RegistryTagRow> toRows(const std::vector<TagPlatforms>& tags) {
+  std::vector<RegistryTagRow> rows;
+  rows.reserve(tags.size());
+  for (const TagPlatforms& tag : tags) {
+    rows.push_back({toQString(tag.tag), toQStringList(tag.architectures), tag.platformsKnown});
+  }
+  return rows;
+}
+
+}  // namespace
+
+RegistryPanel::RegistryPanel(CatalogSession& session, QWidget* parent,
+                             const QString& keychainService)
+    : QGroupBox(tr("Registry"), parent), session_(session) {
+  setObjectName(QStringLiteral("registryPanel"));
+  runner_ = new RegistryRunner(this);
+  store_ = new RegistryCredentialStore(keychainService, this);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(buildConnectionFields());
+  layout->addWidget(buildTagList(), 1);
+
+  connect(runner_, &RegistryRunner::started, this, [this] { setRunning(true); });
+  connect(runner_, &RegistryRunner::progress, status_, &QLabel::setText);
+  connect(runner_, &RegistryRunner::finished, this, &RegistryPanel::onFinished);
+  connect(store_, &RegistryCredentialStore::storageChanged, this,
+          [this] { storageNote_->setText(store_->storageNote()); });
+  connect(store_, &RegistryCredentialStore::loaded, this,
+          [this](const QString& host, const QString& username, const QString& secret) {
+            // Never overwrite what the user is typing.
+            if (host != host_->currentText().trimmed() || !user_->text().isEmpty()) return;
+            user_->setText(username);
+            secret_->setText(secret);
+          });
+  fillEndpoints();
+  onHostChanged();
+  setRunning(false);
+}
+
+QWidget* RegistryPanel::buildConnectionFields() {
+  auto* fields = new QWidget(this);
+  host_ = new QComboBox(fields);
+  host_->setObjectName(QStringLiteral("registryHost"));
+  host_->setEditable(true);
+  host_->setInsertPolicy(QComboBox::NoInsert);
+  host_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  host_->setMinimumContentsLength(24);
+  repository_ = new QLineEdit(fields);
+  repository_->setObjectName(QStringLiteral("registryRepository"));
+  user_ = new QLineEdit(fields);
+  user_->setObjectName(QStringLiteral("registryUser"));
+  user_->setPlaceholderText(tr("anonymous"));
+  secret_ = new QLineEdit(fields);
+  secret_->setObjectName(QStringLiteral("registrySecret"));
+  secret_->setEchoMode(QLineEdit::Password);
+  secret_->setPlaceholderText(tr("password or access token"));
+  plainHttp_ = new QCheckBox(tr("Plain HTTP, no TLS (registry on this machine only)"), fields);
+  plainHttp_->setObjectName(QStringLiteral("registryPlainHttp"));
+  insecureWarning_ = makeNote(fields, QStringLiteral("registryInsecureWarning"));
+  QFont loud = insecureWarning_->font();
+  loud.setBold(true);
+  insecureWarning_->setFont(loud);
+  QPalette warningPalette = insecureWarning_->palette();
+  warningPalette.setColor(QPalette::WindowText, QColor(0xc5, 0x30, 0x30));
+  insecureWarning_->setPalette(warningPalette);
+  storageNote_ = makeNote(fields, QStringLiteral("registryStorageNote"));
+  storageNote_->setText(store_->storageNote());
+  storageNote_->setForegroundRole(QPalette::PlaceholderText);
+
+  auto* credentials = new QHBoxLayout;
+  credentials->addWidget(user_, 2);
+  credentials->addWidget(secret_, 3);
+  auto* form = new QFormLayout(fields);
+  form->setContentsMargins(0, 0, 0, 0);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->addRow(tr("Registry"), host_);
+  form->addRow(tr("Repository"), repository_);
+  form->addRow(tr("Sign in"), credentials);
+  form->addRow(QString(), storageNote_);
+  form->addRow(QString(), plainHttp_);
+  form->addRow(QString(), insecureWarning_);
+
+  connect(host_, &QComboBox::currentTextChanged, this, &RegistryPanel::onHostChanged);
+  connect(host_, qOverload<int>(&QComboBox::activated), this, [this](int row) {
+    const QString repository = host_->itemData(row).toString();
+    if (!repository.isEmpty()) repository_->setText(repository);
+  });
+  connect(plainHttp_, &QCheckBox::toggled, this, &RegistryPanel::onHostChanged);
+  return fields;
+}
+
+QWidget* RegistryPanel::buildTagList() {
+  auto* box = new QWidget(this);
+  refresh_ = new QPushButton(tr("Refresh"), box);
+  refresh_->setObjectName(QStringLiteral("registryRefresh"));
+  cancel_ = new QPushButton(tr("Cancel"), box);
+  cancel_->setObjectName(QStringLiteral("registryCancel"));
+  busy_ = new QProgressBar(box);
+  busy_->setObjectName(QStringLiteral("registryBusy"));
+  busy_->setRange(0, 0);  // indeterminate: the style animates it as a busy indicator
+  busy_->setTextVisible(false);
+  busy_->setMaximumWidth(90);
+  status_ = makeNote(box, QStringLiteral("registryStatus"));
+  status_->setText(tr("Press Refresh to list the tags this registry publishes."));
+
+  model_ = new RegistryTagModel(this);
+  proxy_ = new RegistryTagSortProxy(this);
+  proxy_->setSourceModel(model_);
+  tagView_ = new QTableView(box);
+  tagView_->setObjectName(QStringLiteral("registryTags"));
+  tagView_->setModel(proxy_);
+  tagView_->setItemDelegateForColumn(RegistryTagModel::ArchitecturesColumn,
+                                     new RegistryArchDelegate(tagView_));
+  tagView_->setSortingEnabled(true);
+  tagView_->sortByColumn(RegistryTagModel::TagColumn, Qt::DescendingOrder);
+  tagView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  tagView_->setSelectionMode(QAbstractItemView::SingleSelection);
+  tagView_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  tagView_->setShowGrid(false);
+  tagView_->setAlternatingRowColors(true);
+  tagView_->verticalHeader()->setVisible(false);
+  tagView_->verticalHeader()->setDefaultSectionSize(tagView_->fontMetrics().height() + 10);
+  tagView_->horizontalHeader()->setSectionResizeMode(RegistryTagModel::TagColumn,
+                                                     QHeaderView::ResizeToContents);
+  tagView_->horizontalHeader()->setStretchLastSection(true);
+  tagView_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+
+  check_ = new QPushButton(tr("Check this tag"), box);
+  check_->setObjectName(QStringLiteral("registryCheck"));
+  check_->setToolTip(
+      tr("Read the tag's image configurations (no layers) and judge the "
+         "verdict on what the image itself declares"));
+  useCatalog_ = new QPushButton(tr("Use the catalog"), box);
+  useCatalog_->setObjectName(QStringLiteral("registryUseCatalog"));
+  declaration_ = makeNote(box, QStringLiteral("registryDeclaration"));
+
+  auto* actions = new QHBoxLayout;
+  actions->addWidget(refresh_);
+  actions->addWidget(cancel_);
+  actions->addWidget(busy_);
+  actions->addStretch(1);
+  auto* checkRow = new QHBoxLayout;
+  checkRow->addWidget(check_);
+  checkRow->addWidget(useCatalog_);
+  checkRow->addStretch(1);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(actions);
+  layout->addWidget(status_);
+  layout->addWidget(tagView_, 1);
+  layout->addLayout(checkRow);
+  layout->addWidget(declaration_);
+
+  connect(refresh_, &QPushButton::clicked, this, &RegistryPanel::refresh);
+  connect(cancel_, &QPushButton::clicked, this, &RegistryPanel::cancel);
+  connect(check_, &QPushButton::clicked, this, &RegistryPanel::checkSelectedTag);
+  connect(useCatalog_, &QPushButton::clicked, this, &RegistryPanel::clearDeclaration);
+  connect(tagView_, &QTableView::doubleClicked, this, &RegistryPanel::checkSelectedTag);
+  connect(tagView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &RegistryPanel::updateButtons);
+  return box;
+}
+
+void RegistryPanel::fillEndpoints() {
+  for (const RegistryEndpoint& endpoint : registryEndpoints(session_.catalog())) {
+    host_->addItem(endpoint.host, endpoint.repository);
+    host_->setItemData(host_->count() - 1, endpoint.description, Qt::ToolTipRole);
+  }
+  if (host_->count() > 0) {
+    host_->setCurrentIndex(0);
+    repository_->setText(host_->itemData(0).toString());
+  }
+}
+
+void RegistryPanel::onHostChanged() {
+  const QString host = host_->currentText().trimmed();
+  const bool loopback = tb::registry::isLoopbackRegistry(toStdString(host));
+  plainHttp_->setEnabled(loopback);
+  if (!loopback && plainHttp_->isChecked()) plainHttp_->setChecked(false);
+  insecureWarning_->setVisible(plainHttp_->isChecked());
+  insecureWarning_->setText(
+      tr("INSECURE: plain HTTP to %1 without TLS; the password and the answers travel "
+         "unencrypted. Allowed only because %1 is this machine.")
+          .arg(host));
+  if (host != lastHost_) {
+    lastHost_ = host;
+    store_->load(host);
+  }
+}
+
+RegistryLookupTarget RegistryPanel::target() const {
+  RegistryLookupTarget target;
+  target.host = toStdString(host_->currentText().trimmed());
+  target.repository = toStdString(repository_->text().trimmed());
+  if (!user_->text().trimmed().isEmpty()) {
+    target.credentials = tb::registry::Credentials{toStdString(user_->text().trimmed()),
+                                                   toStdString(secret_->text())};
+  }
+  target.plainHttp = plainHttp_->isChecked();
+  return target;
+}
+
+void RegistryPanel::refresh() {
+  inFlight_ = target();
+  if (inFlight_.repository.empty()) {
+    status_->setText(tr("Type the repository to list, such as egslingjun/training-nv-pytorch."));
+    return;
+  }
+  if (runner_->listTags(inFlight_))
+    status_->setText(tr("Listing tags of %1…").arg(toQString(inFlight_.host)));
+}
+
+void RegistryPanel::checkSelectedTag() {
+  const QString tag = selectedTag();
+  if (tag.isEmpty() || runner_->isRunning()) return;
+  inFlight_ = target();
+  if (runner_->inspectTag(inFlight_, tag)) {
+    status_->setText(tr("Reading the image configurations of %1…").arg(tag));
+  }
+}
+
+void RegistryPanel::cancel() {
+  if (!runner_->isRunning()) return;
+  runner_->cancel();
+  status_->setText(tr("Cancelling…"));
+}
+
+void RegistryPanel::onFinished(const RegistryOutcome& outcome) {
+  setRunning(false);
+  if (outcome.error) {
+    status_->setText(describeRegistryFailure(outcome.host, *outcome.error));
+    if (outcome.kind == RegistryOutcome::Kind::Tags &&
+        outcome.error->kind != tb::ErrorKind::Cancelled) {
+      model_->setRows({});
+    }
+    updateButtons();
+    return;
+  }
+  // The call worked, so the credentials it used are worth keeping.
+  if (inFlight_.credentials) {
+    store_->save(toQString(inFlight_.host), toQString(inFlight_.credentials->username),
+                 toQString(inFlight_.credentials->password));
+  }
+  if (outcome.kind == RegistryOutcome::Kind::Tags) {
+    onTagsListed(outcome);
+  } else {
+    onTagInspected(outcome);
+  }
+  updateButtons();
+}
+
+void RegistryPanel::onTagsListed(const RegistryOutcome& outcome) {
+  model_->setRows(toRows(outcome.tags));
+  const auto known = std::count_if(outcome.tags.begin(), outcome.tags.end(),
+                                   [](const TagPlatforms& tag) { return tag.platformsKnown; });
+  const auto count = static_cast<int>(outcome.tags.size());
+  const QString where = outcome.host + QLatin1Char('/') + repository_->text().trimmed();
+  QString text =
+      count == 1 ? tr("1 tag in %1").arg(where) : tr("%1 tags in %2").arg(count).arg(where);
+  if (static_cast<std::size_t>(known) < outcome.tags.size()) {
+    text += tr("; architectures read for the newest %1").arg(known);
+  }
+  status_->setText(text + QLatin1Char('.'));
+  if (proxy_->rowCount() > 0 && !tagView_->currentIndex().isValid()) {
+    tagView_->setCurrentIndex(proxy_->index(0, RegistryTagModel::TagColumn));
+  }
+}
+
+void RegistryPanel::onTagInspected(const RegistryOutcome& outcome) {
+  const tb::catalog::Release* release =
+      catalogReleaseForTag(session_.catalog(), toStdString(outcome.tag));
+  active_ = ActiveDeclaration{outcome.tag, release ? toQString(release->tag) : QString(),
+                              *outcome.inspection};
+  declaration_->setText(tr("%1 declares:\n%2\nThe verdict above now uses these values.")
+                            .arg(outcome.tag, describeDeclaration(*outcome.inspection)));
+  status_->setText(tr("Checked %1 on %2.").arg(outcome.tag, outcome.host));
+  // Select the matching release first: the page keeps a declaration only
+  // while its release is the chosen one.
+  if (release != nullptr) session_.selectRelease(active_->catalogTag);
+  Q_EMIT declarationChanged();
+}
+
+void RegistryPanel::releaseChosen(const QString& catalogTag) {
+  if (active_ && active_->catalogTag != catalogTag) clearDeclaration();
+}
+
+void RegistryPanel::clearDeclaration() {
+  if (!active_) return;
+  active_.reset();
+  declaration_->clear();
+  updateButtons();
+  Q_EMIT declarationChanged();
+}
+
+std::optional<DeclaredRelease> RegistryPanel::declaredRelease(tb::catalog::CpuArch arch) const {
+  if (!active_) return std::nullopt;
+  const tb::catalog::Release* release =
+      active_->catalogTag.isEmpty()
+          ? nullptr
+          : session_.catalog().findRelease(toStdString(active_->catalogTag));
+  return applyDeclaration(release, active_->inspection, toStdString(active_->registryTag), arch);
+}
+
+void RegistryPanel::setRunning(bool running) {
+  busy_->setVisible(running);
+  updateButtons();
+  Q_EMIT busyChanged(running);
+}
+
+void RegistryPanel::updateButtons() {
+  const bool running = runner_->isRunning();
+  refresh_->setEnabled(!running);
+  cancel_->setEnabled(running);
+  check_->setEnabled(!running && !selectedTag().isEmpty());
+  useCatalog_->setVisible(active_.has_value());
+}
+
+QString RegistryPanel::selectedTag() const {
+  const QModelIndex current = tagView_->currentIndex();
+  return current.isValid() ? current.data(RegistryTagModel::TagRole).toString() : QString();
+}
+
+}  // namespace tb::ui
