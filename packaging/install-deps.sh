@@ -13,10 +13,15 @@ packages=(
   # threaded OpenBLAS (without it LibTorch falls back to the reference BLAS)
   libtorch-dev libgloo-dev libopenblas0-pthread
   # GUI
-  qt6-base-dev qt6-base-dev-tools libqt6svg6 libqcustomplot-dev libgl-dev
+  qt6-base-dev qt6-base-dev-tools libqt6svg6 qt6-svg-dev libqcustomplot-dev libgl-dev
   fonts-dejavu-core
+  # registry credentials live in the system keychain, never in settings files
+  qtkeychain-qt6-dev
   # tests: GoogleTest, and a real OCI registry on loopback for the registry client
   libgtest-dev libgmock-dev docker-registry
+  # numerical parity and the eager benchmark compare the engine with PyTorch
+  # itself (Debian's, the same 1.13 as libtorch-dev)
+  python3-torch
 )
 
 sudo_cmd=()

@@ -14,6 +14,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -21,7 +22,10 @@
 #include "ui/application_identity.h"
 #include "ui/catalog_session.h"
 #include "ui/image/image_page.h"
+#include "ui/memory/memory_page.h"
+#include "ui/optimizations/optimizations_page.h"
 #include "ui/qt_text.h"
+#include "ui/runs/runs_page.h"
 #include "ui/studio_pages.h"
 
 // Resources of a static library must be registered by hand (the linker would
@@ -76,9 +80,13 @@ MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, 
 
   imagePage_ = new ImagePage(*session_, settings_, stack_);
   addPage(QStringLiteral("image"), imagePage_);
-  connect(imagePage_, &ImagePage::busyChanged, this, [this](bool busy) {
-    if (!busy) Q_EMIT settled();
-  });
+  optimizationsPage_ = new OptimizationsPage(*session_, settings_, stack_);
+  addPage(QStringLiteral("optimizations"), optimizationsPage_);
+  memoryPage_ = new MemoryPage(settings_, stack_);
+  addPage(QStringLiteral("memory"), memoryPage_);
+  runsPage_ = new RunsPage(stack_);
+  addPage(QStringLiteral("runs"), runsPage_);
+  connectPages();
 
   connect(sidebar_, &QListWidget::currentRowChanged, this, [this](int row) {
     if (row < 0) return;
@@ -106,8 +114,37 @@ void MainWindow::addPage(const QString& id, QWidget* page) {
   item->setData(Qt::UserRole, id);
   item->setSizeHint(QSize(kSidebarWidth - 8, 40));
   item->setToolTip(tr("%1 page (--page %2)").arg(info->title, id));
-  stack_->addWidget(page);
+  // Each page scrolls inside its slot, so the page with the widest form does
+  // not set the whole window's minimum size (small laptop screens).
+  auto* scroll = new QScrollArea(stack_);
+  scroll->setObjectName(id + QStringLiteral("PageScroll"));
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(page);
+  stack_->addWidget(scroll);
   pageIds_.append(id);
+}
+
+void MainWindow::connectPages() {
+  connect(imagePage_, &ImagePage::busyChanged, this, &MainWindow::onPageBusyChanged);
+  connect(optimizationsPage_, &OptimizationsPage::busyChanged, this,
+          &MainWindow::onPageBusyChanged);
+  connect(memoryPage_, &MemoryPage::busyChanged, this, &MainWindow::onPageBusyChanged);
+  connect(memoryPage_, &MemoryPage::recomputeRecommended, this, &MainWindow::applyRecommendation);
+}
+
+void MainWindow::onPageBusyChanged(bool busy) {
+  if (!busy && !isBusy()) Q_EMIT settled();
+}
+
+void MainWindow::applyRecommendation(const QString& policy) {
+  // The planner's answer feeds both places a user acts on it: the engine run
+  // form, and the image's checkpointing switches for cluster jobs.
+  runsPage_->applyRecomputePolicy(policy);
+  optimizationsPage_->applyCheckpointRecommendation(policy != QLatin1String("none"));
+  statusBar()->showMessage(
+      tr("Recommendation --recompute %1 applied to the Runs and Optimizations pages").arg(policy),
+      8000);
 }
 
 bool MainWindow::showPage(const QString& id) {
@@ -130,7 +167,9 @@ QStringList MainWindow::sidebarPageIds() const {
   return ids;
 }
 
-bool MainWindow::isBusy() const { return imagePage_->isBusy(); }
+bool MainWindow::isBusy() const {
+  return imagePage_->isBusy() || optimizationsPage_->isBusy() || memoryPage_->isBusy();
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));

@@ -18,6 +18,9 @@ namespace tb::ui {
 
 class CatalogSession;
 class ImagePage;
+class MemoryPage;
+class OptimizationsPage;
+class RunsPage;
 
 /// How the window starts.
 struct MainWindowOptions {
@@ -43,8 +46,12 @@ class MainWindow : public QMainWindow {
   /// Ids in the sidebar, in order.
   [[nodiscard]] QStringList sidebarPageIds() const;
   [[nodiscard]] ImagePage* imagePage() const { return imagePage_; }
+  [[nodiscard]] OptimizationsPage* optimizationsPage() const { return optimizationsPage_; }
+  [[nodiscard]] MemoryPage* memoryPage() const { return memoryPage_; }
+  [[nodiscard]] RunsPage* runsPage() const { return runsPage_; }
 
-  /// True while a page is still working (host detection); see settled().
+  /// True while a page is still working (host detection, file validation, a
+  /// memory plan); see settled().
   [[nodiscard]] bool isBusy() const;
 
   /// Loads an extra catalog as File > Load Catalog does: on error a message
@@ -66,6 +73,9 @@ class MainWindow : public QMainWindow {
   void showAbout();
   void updateStatusBar();
   void saveWindowState();
+  void connectPages();
+  void applyRecommendation(const QString& policy);
+  void onPageBusyChanged(bool busy);
 
   StudioSettings settings_;
   CatalogSession* session_ = nullptr;
@@ -73,6 +83,9 @@ class MainWindow : public QMainWindow {
   QStackedWidget* stack_ = nullptr;
   QLabel* catalogStatus_ = nullptr;
   ImagePage* imagePage_ = nullptr;
+  OptimizationsPage* optimizationsPage_ = nullptr;
+  MemoryPage* memoryPage_ = nullptr;
+  RunsPage* runsPage_ = nullptr;
   QStringList pageIds_;  ///< stack index -> page id
 };
 

@@ -18,9 +18,11 @@ QString pageTitle(const char* text) {
 const std::vector<StudioPage>& studioPages() {
   static const std::vector<StudioPage> pages = {
       {QStringLiteral("image"), pageTitle("Image"), QStringLiteral(":/icons/page-image.svg"), true},
-      {QStringLiteral("optimizations"), pageTitle("Optimizations"), QString(), false},
-      {QStringLiteral("memory"), pageTitle("Memory"), QString(), false},
-      {QStringLiteral("runs"), pageTitle("Runs"), QString(), false},
+      {QStringLiteral("optimizations"), pageTitle("Optimizations"),
+       QStringLiteral(":/icons/page-optimizations.svg"), true},
+      {QStringLiteral("memory"), pageTitle("Memory"), QStringLiteral(":/icons/page-memory.svg"),
+       true},
+      {QStringLiteral("runs"), pageTitle("Runs"), QStringLiteral(":/icons/page-runs.svg"), true},
       {QStringLiteral("ablation"), pageTitle("Ablation"), QString(), false},
       {QStringLiteral("reports"), pageTitle("Reports"), QString(), false},
   };

@@ -19,6 +19,10 @@
 #include "ui/image/host_panel.h"
 #include "ui/image/image_page.h"
 #include "ui/main_window.h"
+#include "ui/memory/memory_page.h"
+#include "ui/optimizations/optimizations_page.h"
+#include "ui/runs/run_form.h"
+#include "ui/runs/runs_page.h"
 #include "ui/studio_pages.h"
 #include "ui/studio_settings.h"
 #include "ui_test_support.h"
@@ -57,12 +61,27 @@ class MainWindowTest : public QObject {
   void sidebarListsOnlyBuiltPages() {
     auto window = makeWindow();
     QCOMPARE(window->sidebarPageIds(), tb::ui::availablePageIds());
-    QCOMPARE(window->sidebarPageIds(), QStringList{QStringLiteral("image")});
+    const QStringList built = {QStringLiteral("image"), QStringLiteral("optimizations"),
+                               QStringLiteral("memory"), QStringLiteral("runs")};
+    QCOMPARE(window->sidebarPageIds(), built);
     QCOMPARE(window->currentPageId(), QStringLiteral("image"));
-    QVERIFY(!window->showPage(QStringLiteral("memory")));
+    QVERIFY(!window->showPage(QStringLiteral("ablation")));
     QVERIFY(!window->showPage(QStringLiteral("no-such-page")));
     QCOMPARE(window->currentPageId(), QStringLiteral("image"));
     QVERIFY(tb::ui::allPageIds().contains(QStringLiteral("reports")));
+  }
+
+  void memoryRecommendationReachesRunsAndOptimizations() {
+    auto window = makeWindow();
+    QTRY_VERIFY(!window->isBusy());
+    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("layers:5"));
+    QCOMPARE(window->runsPage()->form()->recomputePolicy(), QStringLiteral("layers:5"));
+    QVERIFY(window->optimizationsPage()->currentConfig().checkpointOptimization);
+    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("layers:5")));
+
+    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("none"));
+    QCOMPARE(window->runsPage()->form()->recomputePolicy(), QStringLiteral("none"));
+    QVERIFY(!window->optimizationsPage()->currentConfig().checkpointOptimization);
   }
 
   void defaultSizeIsUsedWhenNothingIsSaved() {

@@ -6,8 +6,6 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPainter>
-#include <QPainterPath>
 #include <QVBoxLayout>
 
 #include "ui/image/verdict_advice.h"
@@ -16,9 +14,6 @@
 namespace tb::ui {
 
 namespace {
-
-constexpr int kStripeWidth = 6;
-constexpr qreal kCornerRadius = 6.0;
 
 QString section(const QString& heading, const QStringList& items) {
   QString html = QStringLiteral("<b>%1</b>").arg(heading.toHtmlEscaped());
@@ -74,7 +69,7 @@ VerdictBanner::VerdictBanner(QWidget* parent) : QFrame(parent) {
   heading->addWidget(subtitle_, 1, Qt::AlignBaseline);
 
   auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(kStripeWidth + 14, 8, 14, 10);
+  layout->setContentsMargins(kBannerStripeWidth + 14, 8, 14, 10);
   layout->setSpacing(6);
   layout->addLayout(heading);
   layout->addLayout(sections);
@@ -142,22 +137,7 @@ void VerdictBanner::applyTone(VerdictTone tone) {
 
 void VerdictBanner::paintEvent(QPaintEvent* event) {
   QFrame::paintEvent(event);
-  QPainter painter(this);
-  painter.setRenderHint(QPainter::Antialiasing);
-  const QColor accent = accentColor(tone_);
-  const QRectF box = QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5);
-
-  QPainterPath outline;
-  outline.addRoundedRect(box, kCornerRadius, kCornerRadius);
-  painter.fillPath(outline, tintColor(tone_, palette().color(QPalette::Base), 0.12));
-  QColor border = accent;
-  border.setAlphaF(0.45f);
-  painter.setPen(QPen(border, 1.0));
-  painter.drawPath(outline);
-
-  // The stripe is clipped to the rounded outline so its left corners match.
-  painter.setClipPath(outline);
-  painter.fillRect(QRectF(box.left(), box.top(), kStripeWidth, box.height()), accent);
+  paintToneBanner(*this, tone_);
 }
 
 void VerdictBanner::changeEvent(QEvent* event) {

@@ -4,6 +4,9 @@
 #include "ui/image/verdict_style.h"
 
 #include <QCoreApplication>
+#include <QPainter>
+#include <QPainterPath>
+#include <QWidget>
 
 namespace tb::ui {
 
@@ -55,6 +58,24 @@ QString cellText(tb::compat::VerdictStatus status) {
     case tb::compat::VerdictStatus::Unsupported: return QStringLiteral("\u2717");
   }
   return {};
+}
+
+void paintToneBanner(QWidget& widget, VerdictTone tone) {
+  constexpr qreal kCornerRadius = 6.0;
+  QPainter painter(&widget);
+  painter.setRenderHint(QPainter::Antialiasing);
+  const QColor accent = accentColor(tone);
+  const QRectF box = QRectF(widget.rect()).adjusted(0.5, 0.5, -0.5, -0.5);
+  QPainterPath outline;
+  outline.addRoundedRect(box, kCornerRadius, kCornerRadius);
+  painter.fillPath(outline, tintColor(tone, widget.palette().color(QPalette::Base), 0.12));
+  QColor border = accent;
+  border.setAlphaF(0.45f);
+  painter.setPen(QPen(border, 1.0));
+  painter.drawPath(outline);
+  // The stripe is clipped to the rounded outline so its left corners match.
+  painter.setClipPath(outline);
+  painter.fillRect(QRectF(box.left(), box.top(), kBannerStripeWidth, box.height()), accent);
 }
 
 }  // namespace tb::ui

@@ -5,6 +5,8 @@
 #include <QColor>
 #include <QString>
 
+class QWidget;
+
 #include "tb/compat/verdict.hpp"
 
 namespace tb::ui {
@@ -20,6 +22,14 @@ enum class VerdictTone { Supported, ForwardCompatible, Unsupported, Incomplete }
 /// A light fill for the tone, mixed over `base` so it stays readable on dark
 /// palettes too.
 [[nodiscard]] QColor tintColor(VerdictTone tone, const QColor& base, double strength = 0.16);
+
+/// Width of the accent stripe on a banner's left edge, for its layout margins.
+inline constexpr int kBannerStripeWidth = 6;
+
+/// Paints a banner in `tone` over `widget`: a rounded tinted box with a thin
+/// border and the accent stripe. Called from the banners' paintEvent so every
+/// banner in the Studio looks the same.
+void paintToneBanner(QWidget& widget, VerdictTone tone);
 
 /// "Supported", "Forward-compatible", "Unsupported".
 [[nodiscard]] QString statusTitle(tb::compat::VerdictStatus status);

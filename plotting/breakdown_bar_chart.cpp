@@ -1,0 +1,135 @@
+// Bytes are plotted in GiB because that is how nvidia-smi and the cards'
+// data sheets are read. The chart is rebuilt on every change (at most eight
+// bars), which keeps theming and data in one code path.
+#include "plotting/breakdown_bar_chart.h"
+
+#include <QEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plotting/chart_context_menu.h"
+
+namespace tb::plotting {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kBarKey = 1.0;
+
+QString gib(double bytes) { return QString::number(bytes / kGiB, 'f', 1) + QStringLiteral(" GiB"); }
+
+}  // namespace
+
+BreakdownBarChart::BreakdownBarChart(QWidget* parent) : QCustomPlot(parent) {
+  setObjectName(QStringLiteral("breakdownBarChart"));
+  setMouseTracking(true);
+  setMinimumHeight(150);
+  // The legend goes in a row of its own below the bar, where it hides nothing.
+  axisRect()->insetLayout()->take(legend);
+  plotLayout()->addElement(1, 0, legend);
+  legend->setVisible(true);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(4);
+  plotLayout()->setRowStretchFactor(1, 0.001);
+  installExportMenu(*this, QStringLiteral("memory-breakdown"));
+  theme_ = themeForPalette(palette());
+  rebuild();
+}
+
+void BreakdownBarChart::setBreakdown(const QVector<BreakdownTerm>& terms, double capacityBytes,
+                                     const QString& capacityLabel) {
+  terms_ = terms;
+  capacity_ = capacityBytes;
+  capacityLabel_ = capacityLabel;
+  rebuild();
+}
+
+QStringList BreakdownBarChart::segmentNames() const {
+  QStringList names;
+  for (const QCPBars* bar : bars_) names.append(bar->name());
+  return names;
+}
+
+void BreakdownBarChart::rebuild() {
+  clearPlottables();
+  clearItems();
+  bars_.clear();
+  total_ = 0.0;
+  yAxis->setTicks(false);
+  yAxis->setRange(0.4, 1.6);
+  xAxis->setLabel(tr("GiB per GPU at the peak"));
+
+  QCPBars* below = nullptr;
+  int colorIndex = 0;
+  for (const BreakdownTerm& term : terms_) {
+    const int index = colorIndex++;
+    if (term.bytes <= 0.0) continue;
+    auto* bar = new QCPBars(yAxis, xAxis);
+    bar->setName(term.name);
+    bar->setWidth(0.6);
+    const QColor color = seriesColor(theme_, index);
+    bar->setBrush(color);
+    bar->setPen(QPen(theme_.background, 1));
+    bar->addData(kBarKey, term.bytes / kGiB);
+    if (below != nullptr) bar->moveAbove(below);
+    below = bar;
+    bars_.append(bar);
+    total_ += term.bytes;
+  }
+
+  const double extent = std::max(total_, capacity_) / kGiB;
+  xAxis->setRange(0.0, extent > 0.0 ? extent * 1.1 : 1.0);
+  if (capacity_ > 0.0) {
+    const QColor lineColor = theme_.dark ? QColor(0xFF, 0x80, 0x80) : QColor(0xC0, 0x1C, 0x28);
+    auto* line = new QCPItemStraightLine(this);
+    line->setPen(QPen(lineColor, 2, Qt::DashLine));
+    line->point1->setCoords(capacity_ / kGiB, 0.0);
+    line->point2->setCoords(capacity_ / kGiB, 2.0);
+    auto* label = new QCPItemText(this);
+    label->setColor(lineColor);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    label->position->setCoords(capacity_ / kGiB, 1.6);
+    label->setPadding(QMargins(0, 2, 4, 0));
+    label->setText(capacityLabel_.isEmpty() ? gib(capacity_) : capacityLabel_);
+  }
+  applyTheme(*this, theme_);
+}
+
+QString BreakdownBarChart::toolTipAt(const QPointF& position) const {
+  const double value = xAxis->pixelToCoord(position.x());
+  const double key = yAxis->pixelToCoord(position.y());
+  if (std::abs(key - kBarKey) > 0.3) return {};
+  double start = 0.0;
+  for (const QCPBars* bar : bars_) {
+    const double size = bar->data()->begin()->value;
+    if (value >= start && value < start + size) {
+      const double share = total_ > 0.0 ? 100.0 * size * kGiB / total_ : 0.0;
+      return tr("%1: %2 (%3 % of %4)")
+          .arg(bar->name(), gib(size * kGiB), QString::number(share, 'f', 1), gib(total_));
+    }
+    start += size;
+  }
+  return {};
+}
+
+void BreakdownBarChart::mouseMoveEvent(QMouseEvent* event) {
+  QCustomPlot::mouseMoveEvent(event);
+  const QString text = toolTipAt(event->position());
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+  } else {
+    QToolTip::showText(event->globalPosition().toPoint(), text, this);
+  }
+}
+
+void BreakdownBarChart::changeEvent(QEvent* event) {
+  QCustomPlot::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    theme_ = themeForPalette(palette());
+    rebuild();
+  }
+}
+
+}  // namespace tb::plotting

@@ -1,0 +1,56 @@
+// A single horizontal stacked bar: what one GPU holds at its peak, term by
+// term, against a line at the card's capacity. One bar (not a pie) because
+// the question is "how far past the line, and which term pushes it there".
+#pragma once
+
+#include <QString>
+#include <QVector>
+
+#include "plotting/chart_theme.h"
+#include "plotting/qcustomplot_include.h"
+
+namespace tb::plotting {
+
+/// One segment of the bar.
+struct BreakdownTerm {
+  QString name;
+  double bytes = 0.0;
+};
+
+/// The stacked bar of a memory breakdown with a capacity line; hover shows a
+/// term's size and share, right click exports.
+class BreakdownBarChart : public QCustomPlot {
+  Q_OBJECT
+
+ public:
+  explicit BreakdownBarChart(QWidget* parent = nullptr);
+
+  /// Shows `terms` (zero-byte terms are left out of the bar) against a card
+  /// of `capacityBytes` called `capacityLabel` (no line when capacity is 0).
+  void setBreakdown(const QVector<BreakdownTerm>& terms, double capacityBytes,
+                    const QString& capacityLabel);
+
+  /// Sum of the terms shown, in bytes.
+  [[nodiscard]] double totalBytes() const { return total_; }
+  [[nodiscard]] double capacityBytes() const { return capacity_; }
+  /// Segments drawn (non-zero terms), bottom of the stack first.
+  [[nodiscard]] QStringList segmentNames() const;
+  /// The tooltip text at a widget position, empty when no segment is there.
+  [[nodiscard]] QString toolTipAt(const QPointF& position) const;
+
+ protected:
+  void changeEvent(QEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+
+ private:
+  void rebuild();
+
+  QVector<BreakdownTerm> terms_;
+  QVector<QCPBars*> bars_;
+  double total_ = 0.0;
+  double capacity_ = 0.0;
+  QString capacityLabel_;
+  ChartTheme theme_;
+};
+
+}  // namespace tb::plotting

@@ -1,0 +1,272 @@
+// The Memory page against core/memory itself: every number the page shows
+// (breakdown total, curve, recommended point, smallest budget) is compared
+// with a prediction or plan made here directly from tb::memory for the same
+// inputs, so the page can neither drift from the CLI nor hard-code a result.
+#include <QFile>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+#include "plotting/breakdown_bar_chart.h"
+#include "plotting/chart_export.h"
+#include "plotting/tradeoff_chart.h"
+#include "tb/memory/planner.hpp"
+#include "ui/memory/breakdown_table_model.h"
+#include "ui/memory/curve_table_model.h"
+#include "ui/memory/memory_inputs_form.h"
+#include "ui/memory/memory_page.h"
+#include "ui/memory/memory_summary_banner.h"
+#include "ui/studio_settings.h"
+#include "ui_test_support.h"
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kH100Bytes = 81559 * kMiB;  // nvidia-smi's total for an H100 80GB
+constexpr std::uint64_t kRtx4090Bytes = 24564 * kMiB;
+
+// llama3-8b, 8k tokens, one sequence, 8-way DP with ZeRO-1, bf16 on Megatron.
+tb::ui::MemoryPageInputs llamaOnH100() {
+  tb::ui::MemoryPageInputs in = tb::ui::withPresetShape({}, QStringLiteral("llama3-8b"));
+  in.seq = 8192;
+  in.batch = 1;
+  in.dp = 8;
+  in.zero = 1;
+  in.flashAttention = true;
+  in.dtype = QStringLiteral("bf16");
+  in.profile = QStringLiteral("megatron");
+  in.recompute = QStringLiteral("none");
+  in.card = QStringLiteral("H100 80GB");
+  return in;
+}
+
+// The same job built from the core's own API, not from the page's conversion.
+tb::memory::PredictionInput coreInput(std::int64_t layers = 32, std::int64_t vocab = 128256) {
+  auto model = tb::model::findPreset("llama3-8b");
+  tb::model::ModelOverrides overrides;
+  overrides.seq = 8192;
+  overrides.batch = 1;
+  if (layers != model->layers) overrides.layers = layers;
+  if (vocab != model->vocab) overrides.vocab = vocab;
+  tb::memory::PredictionInput input;
+  input.model = tb::model::applyOverrides(*model, overrides);
+  input.parallel.dp = 8;
+  input.parallel.zero = 1;
+  input.parallel.flashAttention = true;
+  input.parallel.dtype = tb::memory::DType::Bf16;
+  input.profile = tb::memory::Profile::Megatron;
+  return input;
+}
+
+}  // namespace
+
+class MemoryPageTest : public QObject {
+  Q_OBJECT
+
+ private:
+  tb::ui::test::TestSandbox sandbox_;
+  std::unique_ptr<tb::ui::StudioSettings> settings_;
+  std::unique_ptr<tb::ui::MemoryPage> page_;
+
+  void show(const tb::ui::MemoryPageInputs& inputs) {
+    page_->form()->setInputs(inputs);
+    QVERIFY(page_->isBusy());
+    QTRY_VERIFY_WITH_TIMEOUT(!page_->isBusy(), 20000);
+  }
+
+ private Q_SLOTS:
+  void init() {
+    tb::ui::test::clearStudioSettings();
+    settings_ = std::make_unique<tb::ui::StudioSettings>();
+    page_ = std::make_unique<tb::ui::MemoryPage>(*settings_);
+    page_->resize(1400, 900);
+  }
+
+  void cleanup() {
+    page_.reset();
+    settings_.reset();
+  }
+
+  void breakdownTotalMatchesThePredictor() {
+    show(llamaOnH100());
+    const auto prediction = tb::memory::predictMemory(coreInput());
+    QVERIFY(prediction.ok());
+    const auto expected = static_cast<double>(prediction->totalBytes);
+    QCOMPARE(page_->view().prediction.totalBytes, prediction->totalBytes);
+    QCOMPARE(page_->breakdownModel()->totalBytes(), expected);
+    QCOMPARE(page_->breakdownChart()->totalBytes(), expected);
+    QCOMPARE(page_->breakdownChart()->capacityBytes(), static_cast<double>(kH100Bytes));
+    // Every non-zero term of the predictor is a segment of the bar.
+    QVERIFY(page_->breakdownChart()->segmentNames().contains(QStringLiteral("Activations")));
+    QVERIFY(page_->breakdownChart()->segmentNames().contains(QStringLiteral("Optimizer state")));
+    // The last row is the total, and the hover text of the first segment names it.
+    const auto* model = page_->breakdownModel();
+    QCOMPARE(model->data(model->index(model->rowCount() - 1, tb::ui::BreakdownTableModel::Size),
+                         tb::ui::BreakdownTableModel::ValueRole)
+                 .toDouble(),
+             expected);
+    const auto* chart = page_->breakdownChart();
+    const QPointF firstSegment(chart->xAxis->coordToPixel(1.0), chart->yAxis->coordToPixel(1.0));
+    QVERIFY2(chart->toolTipAt(firstSegment).startsWith(QStringLiteral("Weights")),
+             qPrintable(chart->toolTipAt(firstSegment)));
+  }
+
+  void curveAndRecommendationMatchThePlanner() {
+    show(llamaOnH100());
+    const auto plan = tb::memory::planRecompute(coreInput(), kH100Bytes);
+    QVERIFY(plan.ok());
+    QVERIFY(plan->fits);
+    const auto* chart = page_->tradeoffChart();
+    QCOMPARE(chart->pointCount(), static_cast<int>(plan->curve.size()));
+    QCOMPARE(chart->pointCount(), 33);  // K = 0..32
+    QCOMPARE(page_->curveModel()->rowCount(), 34);  // and selective
+    const auto k = tb::ui::recommendedK(*plan);
+    QVERIFY(k.has_value());
+    QVERIFY(chart->markedK() == std::optional<int>(static_cast<int>(*k)));
+    QCOMPARE(page_->curveModel()->recommendedRow(), static_cast<int>(*k));
+    QCOMPARE(page_->curveModel()->policyAt(static_cast<int>(*k)),
+             QString::fromStdString(tb::memory::toString(plan->policy)));
+    for (std::size_t i = 0; i < plan->curve.size(); ++i) {
+      QCOMPARE(chart->data().curve.at(static_cast<qsizetype>(i)).peakBytes,
+               static_cast<double>(plan->curve[i].peakBytes));
+    }
+    const QPointF onK(chart->xAxis->coordToPixel(static_cast<double>(*k)),
+                     chart->yAxis->coordToPixel(60.0));
+    QVERIFY2(chart->toolTipAt(onK).startsWith(QStringLiteral("K = %1 ").arg(*k)),
+             qPrintable(chart->toolTipAt(onK)));
+    QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::ForwardCompatible);
+  }
+
+  void smallCardShowsNothingFitsWithTheSmallestBudget() {
+    tb::ui::MemoryPageInputs in = llamaOnH100();
+    in.card = QStringLiteral("RTX 4090 24GB");
+    show(in);
+    const auto plan = tb::memory::planRecompute(coreInput(), kRtx4090Bytes);
+    QVERIFY(plan.ok());
+    QVERIFY(!plan->fits);
+    QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::Unsupported);
+    QVERIFY(page_->summary()->title().startsWith(QStringLiteral("Nothing fits")));
+    const QString smallest = tb::ui::formatGiB(static_cast<double>(plan->smallestBudgetBytes));
+    QVERIFY2(page_->summary()->detail().contains(smallest), qPrintable(smallest));
+    QVERIFY(!page_->useRecommendationButton()->isEnabled());
+    QCOMPARE(page_->curveModel()->recommendedRow(), -1);
+    QVERIFY(!page_->tradeoffChart()->markedK().has_value());
+  }
+
+  void customShapeFlowsIntoThePrediction() {
+    tb::ui::MemoryPageInputs in = llamaOnH100();
+    in.layers = 16;
+    in.vocab = 32000;
+    show(in);
+    const auto prediction = tb::memory::predictMemory(coreInput(16, 32000));
+    QVERIFY(prediction.ok());
+    QCOMPARE(page_->view().input.model.layers, std::int64_t{16});
+    QCOMPARE(QString::fromStdString(page_->view().input.model.name),
+             QStringLiteral("llama3-8b+custom"));
+    QCOMPARE(page_->view().prediction.totalBytes, prediction->totalBytes);
+    QCOMPARE(page_->tradeoffChart()->pointCount(), 17);
+  }
+
+  void badShapeIsNamedNotPredicted() {
+    tb::ui::MemoryPageInputs in = llamaOnH100();
+    in.heads = 7;  // 4096 is not a multiple of 7
+    show(in);
+    QVERIFY(!page_->view().ok());
+    QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::Incomplete);
+    QVERIFY2(page_->summary()->detail().contains(QStringLiteral("7")),
+             qPrintable(page_->summary()->detail()));
+    QVERIFY(!page_->useRecommendationButton()->isEnabled());
+  }
+
+  void recommendationSignalCarriesThePlannersPolicy() {
+    show(llamaOnH100());
+    const auto plan = tb::memory::planRecompute(coreInput(), kH100Bytes);
+    QVERIFY(plan.ok());
+    QSignalSpy spy(page_.get(), &tb::ui::MemoryPage::recomputeRecommended);
+    QVERIFY(page_->useRecommendationButton()->isEnabled());
+    QTest::mouseClick(page_->useRecommendationButton(), Qt::LeftButton);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(0).toString(),
+             QString::fromStdString(tb::memory::toString(plan->policy)));
+    QVERIFY(spy.at(0).at(0).toString().startsWith(QStringLiteral("layers:")));
+  }
+
+  void rapidChangesEndOnTheLatestInputs() {
+    tb::ui::MemoryPageInputs in = llamaOnH100();
+    for (int seq : {1024, 2048, 4096}) {
+      in.seq = seq;
+      page_->form()->setInputs(in);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!page_->isBusy(), 20000);
+    QCOMPARE(page_->view().input.model.seq, std::int64_t{4096});
+  }
+
+  void inputsPersistAcrossPageInstances() {
+    tb::ui::MemoryPageInputs in = llamaOnH100();
+    in.preset = QStringLiteral("llama3-70b");
+    in = tb::ui::withPresetShape(in, in.preset);
+    in.ffn = 20000;
+    in.tp = 4;
+    in.pp = 2;
+    in.sequenceParallel = true;
+    in.zero = 3;
+    in.dtype = QStringLiteral("fp16");
+    in.profile = QStringLiteral("fsdp");
+    in.recompute = QStringLiteral("layers:5");
+    in.card = tb::ui::customCardName();
+    in.customGiB = 62.5;
+    show(in);
+    const tb::ui::MemoryPageInputs shown = page_->form()->inputs();
+    QCOMPARE(shown.recompute, QStringLiteral("layers:5"));
+    page_.reset();
+    page_ = std::make_unique<tb::ui::MemoryPage>(*settings_);
+    QVERIFY(page_->form()->inputs() == shown);
+    QCOMPARE(page_->view().budgetBytes, static_cast<std::uint64_t>(62.5 * 1024 * kMiB));
+
+    // A read-only page (screenshots) shows what is stored but writes nothing back.
+    const tb::ui::StudioSettings readOnly(tb::ui::SettingsAccess::ReadOnly);
+    page_ = std::make_unique<tb::ui::MemoryPage>(readOnly);
+    show(llamaOnH100());
+    page_ = std::make_unique<tb::ui::MemoryPage>(*settings_);
+    QVERIFY(page_->form()->inputs() == shown);
+  }
+
+  void chartsFollowThePalette() {
+    show(llamaOnH100());
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(24, 24, 28));
+    dark.setColor(QPalette::Text, QColor(235, 235, 235));
+    for (QCustomPlot* chart : {static_cast<QCustomPlot*>(page_->breakdownChart()),
+                               static_cast<QCustomPlot*>(page_->tradeoffChart())}) {
+      QVERIFY(chart->xAxis->basePen().color() != dark.color(QPalette::Text));
+      chart->setPalette(dark);
+      QCOMPARE(chart->xAxis->basePen().color(), dark.color(QPalette::Text));
+    }
+    // The data survives the re-theme.
+    QCOMPARE(page_->tradeoffChart()->pointCount(), 33);
+    QVERIFY(page_->breakdownChart()->totalBytes() > 0.0);
+  }
+
+  void chartsExportToPng() {
+    show(llamaOnH100());
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (QCustomPlot* chart : {static_cast<QCustomPlot*>(page_->breakdownChart()),
+                               static_cast<QCustomPlot*>(page_->tradeoffChart())}) {
+      const QString path = dir.filePath(chart->objectName() + QStringLiteral(".png"));
+      const tb::Status status = tb::plotting::exportChart(*chart, path, QSize(800, 400));
+      QVERIFY2(status.ok(), status.ok() ? "" : status.error().message.c_str());
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      QVERIFY(file.size() > 1000);
+      QCOMPARE(file.read(4), QByteArray("\x89PNG"));
+    }
+  }
+};
+
+TB_UI_TEST_MAIN(MemoryPageTest)
+
+#include "memory_page_test.moc"

@@ -1,0 +1,24 @@
+// What the Memory page remembers between sessions, in its own "memory/"
+// group of the Studio's settings; the keys live only here.
+#pragma once
+
+#include "ui/memory/memory_page_inputs.h"
+#include "ui/studio_settings.h"
+
+namespace tb::ui {
+
+/// Reads and writes the "memory/" group; a read-only access (screenshots)
+/// never writes.
+class MemorySettings {
+ public:
+  explicit MemorySettings(SettingsAccess access) : access_(access) {}
+
+  /// The stored inputs; a missing or out-of-range value keeps its default.
+  [[nodiscard]] MemoryPageInputs load() const;
+  void save(const MemoryPageInputs& inputs) const;
+
+ private:
+  SettingsAccess access_;
+};
+
+}  // namespace tb::ui

@@ -1,0 +1,53 @@
+// One computed state of the Memory page: the prediction for the chosen
+// policy and the planner's answer for the chosen card. It is a plain value
+// so a worker thread can produce it and the GUI thread only display it.
+#pragma once
+
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+#include "plotting/breakdown_bar_chart.h"
+#include "plotting/tradeoff_chart.h"
+#include "tb/memory/planner.hpp"
+#include "ui/memory/memory_page_inputs.h"
+
+namespace tb::ui {
+
+/// The prediction and plan for one set of inputs.
+struct MemoryView {
+  QString error;  ///< non-empty when the inputs are bad; names the bad value
+  tb::memory::PredictionInput input;
+  tb::memory::MemoryPrediction prediction;
+  tb::memory::RecomputePlan plan;
+  std::uint64_t budgetBytes = 0;
+  QString cardLabel;          ///< "H100 80GB" or "Custom 30 GiB"
+  double computeMs = 0.0;     ///< how long prediction and plan took
+  quint64 generation = 0;     ///< which request this answers
+
+  [[nodiscard]] bool ok() const { return error.isEmpty(); }
+};
+
+/// Predicts and plans (pure; safe on any thread).
+[[nodiscard]] MemoryView computeMemoryView(const MemoryPageInputs& inputs);
+
+/// The predictor's terms in display order with their names.
+[[nodiscard]] QVector<tb::plotting::BreakdownTerm> breakdownTerms(
+    const tb::memory::MemoryBreakdown& breakdown);
+
+/// The plan's curve, budget and choice as the trade-off chart wants them.
+[[nodiscard]] tb::plotting::TradeoffData tradeoffData(const MemoryView& view);
+
+/// The K of the curve the planner chose; none when it chose selective or nothing fits.
+[[nodiscard]] std::optional<std::int64_t> recommendedK(const tb::memory::RecomputePlan& plan);
+
+/// The recommendation as --recompute spells it; empty when nothing fits.
+[[nodiscard]] QString recommendedPolicy(const tb::memory::RecomputePlan& plan);
+
+/// "61.2 GiB"
+[[nodiscard]] QString formatGiB(double bytes);
+/// "+8.1 %" for a ratio of 1.081
+[[nodiscard]] QString formatTimeRatio(double ratio);
+
+}  // namespace tb::ui

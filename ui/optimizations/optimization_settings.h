@@ -1,0 +1,33 @@
+// What the Optimizations page remembers between sessions, in its own
+// "optimizations/" group of the Studio's settings. The keys live only here;
+// the page's ImageConfig round-trips through them field by field so a key
+// written by an older build with a missing field falls back to its default.
+#pragma once
+
+#include <QStringList>
+
+#include "tb/config/image_config.hpp"
+#include "ui/studio_settings.h"
+
+namespace tb::ui {
+
+/// The page's last configuration and the files in its validation panel.
+struct OptimizationChoices {
+  tb::config::ImageConfig config;  ///< `tag` is not stored: the session owns the release
+  QStringList validationFiles;     ///< absolute paths
+};
+
+/// Reads and writes the "optimizations/" group of the organization's
+/// settings; a read-only access (screenshots) never writes.
+class OptimizationSettings {
+ public:
+  explicit OptimizationSettings(SettingsAccess access) : access_(access) {}
+
+  [[nodiscard]] OptimizationChoices load() const;
+  void save(const OptimizationChoices& choices) const;
+
+ private:
+  SettingsAccess access_;
+};
+
+}  // namespace tb::ui

@@ -1,0 +1,221 @@
+// The recompute field is an editable combo: the common policies are one click
+// away, and `layers:K` (or what the Memory page recommends) can be typed. Its
+// text is checked here with the CLI's grammar so a typo is caught before the
+// child starts, but passed through unchanged.
+#include "ui/runs/run_form.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <limits>
+
+#include "ui/qt_text.h"
+
+namespace tb::ui {
+namespace {
+
+using tb::model::ModelConfig;
+
+struct ShapeField {
+  const char* label;
+  const char* flag;
+  std::int64_t ModelConfig::*member;
+  int maximum;
+};
+
+constexpr std::array<ShapeField, RunForm::kShapeFields> kShape = {{
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Vocabulary"), "--vocab", &ModelConfig::vocab, 1 << 20},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Width D"), "--dim", &ModelConfig::dim, 1 << 16},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Layers"), "--layers", &ModelConfig::layers, 1024},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Heads"), "--heads", &ModelConfig::heads, 1024},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "KV heads"), "--kv-heads", &ModelConfig::kvHeads, 1024},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "FFN width"), "--ffn", &ModelConfig::ffn, 1 << 18},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Sequence"), "--seq", &ModelConfig::seq, 1 << 18},
+    {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Micro-batch"), "--batch", &ModelConfig::batch, 4096},
+}};
+
+const QRegularExpression& recomputeGrammar() {
+  static const QRegularExpression grammar(
+      QStringLiteral("^(none|selective|full|auto|layers:[0-9]+)$"));
+  return grammar;
+}
+
+QSpinBox* makeSpin(int minimum, int maximum, const QString& objectName) {
+  auto* spin = new QSpinBox;
+  spin->setRange(minimum, maximum);
+  spin->setObjectName(objectName);
+  spin->setGroupSeparatorShown(true);
+  return spin;
+}
+
+}  // namespace
+
+RunForm::RunForm(QWidget* parent)
+    : QWidget(parent),
+      preset_(new QComboBox),
+      steps_(makeSpin(1, 10'000'000, QStringLiteral("runSteps"))),
+      threads_(makeSpin(0, 1024, QStringLiteral("runThreads"))),
+      recompute_(new QComboBox),
+      budgetMiB_(makeSpin(0, 16 * 1024 * 1024, QStringLiteral("runMemoryBudget"))),
+      summary_(new QLabel) {
+  preset_->setObjectName(QStringLiteral("runPreset"));
+  preset_->addItems(toQStringList(tb::model::presetNames()));
+  preset_->setToolTip(tr("A preset fills the shape below; any field you change is passed "
+                         "as an override."));
+
+  auto* modelBox = new QGroupBox(tr("Model"));
+  auto* modelForm = new QFormLayout(modelBox);
+  modelForm->addRow(tr("Preset"), preset_);
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    shape_[i] = makeSpin(1, kShape[i].maximum,
+                         QStringLiteral("runShape") + QString::number(static_cast<int>(i)));
+    modelForm->addRow(tr(kShape[i].label), shape_[i]);
+    connect(shape_[i], &QSpinBox::valueChanged, this, [this] {
+      if (!filling_) refreshSummary();
+    });
+  }
+
+  auto* runBox = new QGroupBox(tr("Run"));
+  auto* runForm = new QFormLayout(runBox);
+  steps_->setValue(200);
+  runForm->addRow(tr("Steps"), steps_);
+  threads_->setSpecialValueText(tr("physical cores"));
+  threads_->setToolTip(tr("Intra-op threads of the engine; the default is one per physical core."));
+  runForm->addRow(tr("Threads"), threads_);
+  recompute_->setObjectName(QStringLiteral("runRecompute"));
+  recompute_->setEditable(true);
+  recompute_->addItems({QStringLiteral("none"), QStringLiteral("selective"),
+                        QStringLiteral("full"), QStringLiteral("auto"),
+                        QStringLiteral("layers:1")});
+  recompute_->setToolTip(tr("Activations rebuilt in backward instead of kept: none, selective "
+                            "(attention core), full (every block), layers:K (the first K "
+                            "blocks), auto (least recomputation fitting the budget)."));
+  runForm->addRow(tr("Recompute"), recompute_);
+  budgetMiB_->setSpecialValueText(tr("unlimited"));
+  budgetMiB_->setSuffix(tr(" MiB"));
+  budgetMiB_->setToolTip(tr("The engine refuses allocations past this, ending the run as oom, "
+                            "as a GPU would."));
+  runForm->addRow(tr("Memory budget"), budgetMiB_);
+
+  summary_->setObjectName(QStringLiteral("runFormSummary"));
+  summary_->setWordWrap(true);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(modelBox);
+  layout->addWidget(runBox);
+  layout->addWidget(summary_);
+
+  connect(preset_, &QComboBox::currentIndexChanged, this, &RunForm::onPresetChosen);
+  for (QSpinBox* spin : {steps_, threads_, budgetMiB_}) {
+    connect(spin, &QSpinBox::valueChanged, this, &RunForm::refreshSummary);
+  }
+  connect(recompute_, &QComboBox::currentTextChanged, this, &RunForm::refreshSummary);
+  setPreset(QStringLiteral("tiny"));
+  onPresetChosen();
+}
+
+ModelConfig RunForm::presetModel() const {
+  auto preset = tb::model::findPreset(toStdString(preset_->currentText()));
+  return preset ? *preset : ModelConfig{};
+}
+
+ModelConfig RunForm::model() const {
+  const ModelConfig base = presetModel();
+  tb::model::ModelOverrides overrides;
+  std::array<std::optional<std::int64_t>*, kShapeFields> slots = {
+      &overrides.vocab, &overrides.dim, &overrides.layers, &overrides.heads,
+      &overrides.kvHeads, &overrides.ffn, &overrides.seq, &overrides.batch};
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    const std::int64_t value = shape_[i]->value();
+    if (value != base.*kShape[i].member) *slots[i] = value;
+  }
+  return tb::model::applyOverrides(base, overrides);
+}
+
+tb::Expected<QStringList> RunForm::arguments() const {
+  const ModelConfig config = model();
+  if (const tb::Status valid = tb::model::validate(config); !valid) return valid.error();
+  const QString policy = recomputePolicy();
+  if (!recomputeGrammar().match(policy).hasMatch()) {
+    return tb::makeError(tb::ErrorKind::BadInput,
+                         "recompute policy '" + toStdString(policy) +
+                             "' is not none, selective, full, auto or layers:K");
+  }
+  QStringList args = {QStringLiteral("run"), QStringLiteral("--model"), preset_->currentText()};
+  const ModelConfig base = presetModel();
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    if (shape_[i]->value() != base.*kShape[i].member) {
+      args << QLatin1String(kShape[i].flag) << QString::number(shape_[i]->value());
+    }
+  }
+  args << QStringLiteral("--steps") << QString::number(steps_->value());
+  if (threads_->value() > 0) {
+    args << QStringLiteral("--threads") << QString::number(threads_->value());
+  }
+  args << QStringLiteral("--recompute") << policy;
+  if (memoryBudgetBytes() > 0) {
+    args << QStringLiteral("--memory-budget") << QString::number(memoryBudgetBytes());
+  }
+  return args;
+}
+
+std::uint64_t RunForm::memoryBudgetBytes() const {
+  return static_cast<std::uint64_t>(budgetMiB_->value()) * 1024U * 1024U;
+}
+
+int RunForm::steps() const { return steps_->value(); }
+
+void RunForm::setPreset(const QString& name) {
+  const int index = preset_->findText(name);
+  if (index >= 0) preset_->setCurrentIndex(index);
+}
+
+void RunForm::setSteps(int steps) { steps_->setValue(steps); }
+void RunForm::setThreads(int threads) { threads_->setValue(threads); }
+void RunForm::setMemoryBudgetMiB(int mib) { budgetMiB_->setValue(mib); }
+void RunForm::setRecomputePolicy(const QString& policy) {
+  recompute_->setCurrentText(policy.trimmed());
+}
+QString RunForm::recomputePolicy() const { return recompute_->currentText().trimmed(); }
+
+QSpinBox* RunForm::shapeSpin(int field) const {
+  const auto index = static_cast<std::size_t>(field);
+  return field >= 0 && index < kShapeFields ? shape_[index] : nullptr;
+}
+
+void RunForm::onPresetChosen() {
+  const ModelConfig config = presetModel();
+  filling_ = true;
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    const std::int64_t value = config.*kShape[i].member;
+    shape_[i]->setValue(value > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
+                                                                : static_cast<int>(value));
+  }
+  filling_ = false;
+  refreshSummary();
+}
+
+void RunForm::refreshSummary() {
+  const auto args = arguments();
+  if (!args) {
+    summary_->setText(tr("Cannot start: %1").arg(toQString(args.error().message)));
+  } else {
+    const ModelConfig config = model();
+    const QLocale locale;
+    summary_->setText(tr("%1: %2 parameters, %3 tokens per step")
+                          .arg(toQString(config.name),
+                               locale.toString(tb::model::parameterCount(config)),
+                               locale.toString(config.seq * config.batch)));
+  }
+  Q_EMIT changed();
+}
+
+}  // namespace tb::ui

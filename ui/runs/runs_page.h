@@ -1,0 +1,83 @@
+// The Runs page: configure a run, start and stop it, watch it live, and look
+// back at past runs. The engine runs as a `trainbench run` child process (see
+// ARCHITECTURE.md): a crash or an out-of-memory error ends the child, never
+// the window, and the page only parses the child's event lines.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <optional>
+
+#include "ui/runs/run_process.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+
+namespace tb::ui {
+
+class RunCharts;
+class RunForm;
+class RunHistoryPanel;
+
+/// Run form, live charts and log, and the history of runs.
+class RunsPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunsPage(QWidget* parent = nullptr);
+
+  [[nodiscard]] bool isRunning() const;
+  /// How the last run ended; none before the first one ends.
+  [[nodiscard]] const std::optional<RunOutcome>& lastOutcome() const { return lastOutcome_; }
+
+  [[nodiscard]] RunForm* form() const { return form_; }
+  [[nodiscard]] QPushButton* startButton() const { return start_; }
+  [[nodiscard]] QPushButton* stopButton() const { return stop_; }
+  [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
+  [[nodiscard]] QLabel* statusLine() const { return status_; }
+  [[nodiscard]] QLabel* outcomeLabel() const { return outcome_; }
+  [[nodiscard]] RunCharts* liveCharts() const { return live_; }
+  [[nodiscard]] QPlainTextEdit* logPane() const { return log_; }
+  [[nodiscard]] RunHistoryPanel* history() const { return history_; }
+  [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
+  [[nodiscard]] RunProcess* process() const { return process_; }
+
+ public Q_SLOTS:
+  void startRun();
+  void stopRun();
+  /// Sets the form's recompute field (the Memory page's recommendation).
+  void applyRecomputePolicy(const QString& policy);
+
+ Q_SIGNALS:
+  void runningChanged(bool running);
+  void runFinished();
+
+ private:
+  QWidget* buildControls();
+  QWidget* buildLiveTab();
+  void onEvent(const tb::runs::RunEvent& event);
+  void onFinished(const RunOutcome& outcome);
+  void updateButtons();
+  void appendLog(const QString& line);
+
+  RunForm* form_ = nullptr;
+  QPushButton* start_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* status_ = nullptr;
+  QLabel* outcome_ = nullptr;
+  RunCharts* live_ = nullptr;
+  QPlainTextEdit* log_ = nullptr;
+  RunHistoryPanel* history_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  RunProcess* process_ = nullptr;
+  std::optional<RunOutcome> lastOutcome_;
+  std::int64_t totalSteps_ = 0;
+  std::int64_t lastLoggedStep_ = 0;
+};
+
+}  // namespace tb::ui
