@@ -5,7 +5,6 @@
 
 #include <QEvent>
 #include <QMouseEvent>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +21,7 @@ QString gib(double bytes) { return QString::number(bytes / kGiB, 'f', 1) + QStri
 
 }  // namespace
 
-BreakdownBarChart::BreakdownBarChart(QWidget* parent) : QCustomPlot(parent) {
+BreakdownBarChart::BreakdownBarChart(QWidget* parent) : ThemedChart(parent) {
   setObjectName(QStringLiteral("breakdownBarChart"));
   setMouseTracking(true);
   setMinimumHeight(150);
@@ -34,7 +33,6 @@ BreakdownBarChart::BreakdownBarChart(QWidget* parent) : QCustomPlot(parent) {
   legend->setWrap(4);
   plotLayout()->setRowStretchFactor(1, 0.001);
   installExportMenu(*this, QStringLiteral("memory-breakdown"));
-  theme_ = themeForPalette(palette());
   rebuild();
 }
 
@@ -69,9 +67,9 @@ void BreakdownBarChart::rebuild() {
     auto* bar = new QCPBars(yAxis, xAxis);
     bar->setName(term.name);
     bar->setWidth(0.6);
-    const QColor color = seriesColor(theme_, index);
+    const QColor color = seriesColor(theme(), index);
     bar->setBrush(color);
-    bar->setPen(QPen(theme_.background, 1));
+    bar->setPen(QPen(theme().background, 1));
     bar->addData(kBarKey, term.bytes / kGiB);
     if (below != nullptr) bar->moveAbove(below);
     below = bar;
@@ -82,7 +80,7 @@ void BreakdownBarChart::rebuild() {
   const double extent = std::max(total_, capacity_) / kGiB;
   xAxis->setRange(0.0, extent > 0.0 ? extent * 1.1 : 1.0);
   if (capacity_ > 0.0) {
-    const QColor lineColor = theme_.dark ? QColor(0xFF, 0x80, 0x80) : QColor(0xC0, 0x1C, 0x28);
+    const QColor lineColor = theme().dark ? QColor(0xFF, 0x80, 0x80) : QColor(0xC0, 0x1C, 0x28);
     auto* line = new QCPItemStraightLine(this);
     line->setPen(QPen(lineColor, 2, Qt::DashLine));
     line->point1->setCoords(capacity_ / kGiB, 0.0);
@@ -94,7 +92,7 @@ void BreakdownBarChart::rebuild() {
     label->setPadding(QMargins(0, 2, 4, 0));
     label->setText(capacityLabel_.isEmpty() ? gib(capacity_) : capacityLabel_);
   }
-  applyTheme(*this, theme_);
+  applyTheme(*this, theme());
 }
 
 QString BreakdownBarChart::toolTipAt(const QPointF& position) const {
@@ -112,24 +110,6 @@ QString BreakdownBarChart::toolTipAt(const QPointF& position) const {
     start += size;
   }
   return {};
-}
-
-void BreakdownBarChart::mouseMoveEvent(QMouseEvent* event) {
-  QCustomPlot::mouseMoveEvent(event);
-  const QString text = toolTipAt(event->position());
-  if (text.isEmpty()) {
-    QToolTip::hideText();
-  } else {
-    QToolTip::showText(event->globalPosition().toPoint(), text, this);
-  }
-}
-
-void BreakdownBarChart::changeEvent(QEvent* event) {
-  QCustomPlot::changeEvent(event);
-  if (event->type() == QEvent::PaletteChange) {
-    theme_ = themeForPalette(palette());
-    rebuild();
-  }
 }
 
 }  // namespace tb::plotting

@@ -6,7 +6,7 @@
 #include <QString>
 #include <QVector>
 
-#include "plotting/chart_theme.h"
+#include "plotting/themed_chart.h"
 #include "plotting/qcustomplot_include.h"
 
 namespace tb::plotting {
@@ -19,7 +19,7 @@ struct BreakdownTerm {
 
 /// The stacked bar of a memory breakdown with a capacity line; hover shows a
 /// term's size and share, right click exports.
-class BreakdownBarChart : public QCustomPlot {
+class BreakdownBarChart : public ThemedChart {
   Q_OBJECT
 
  public:
@@ -36,21 +36,16 @@ class BreakdownBarChart : public QCustomPlot {
   /// Segments drawn (non-zero terms), bottom of the stack first.
   [[nodiscard]] QStringList segmentNames() const;
   /// The tooltip text at a widget position, empty when no segment is there.
-  [[nodiscard]] QString toolTipAt(const QPointF& position) const;
-
- protected:
-  void changeEvent(QEvent* event) override;
-  void mouseMoveEvent(QMouseEvent* event) override;
+  [[nodiscard]] QString toolTipAt(const QPointF& position) const override;
 
  private:
-  void rebuild();
+  void rebuild() override;
 
   QVector<BreakdownTerm> terms_;
   QVector<QCPBars*> bars_;
   double total_ = 0.0;
   double capacity_ = 0.0;
   QString capacityLabel_;
-  ChartTheme theme_;
 };
 
 }  // namespace tb::plotting

@@ -6,7 +6,6 @@
 
 #include <QEvent>
 #include <QMouseEvent>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +28,7 @@ QString percent(double ratio) {
 
 }  // namespace
 
-TradeoffChart::TradeoffChart(QWidget* parent) : QCustomPlot(parent) {
+TradeoffChart::TradeoffChart(QWidget* parent) : ThemedChart(parent) {
   setObjectName(QStringLiteral("tradeoffChart"));
   setMouseTracking(true);
   setMinimumHeight(220);
@@ -43,7 +42,6 @@ TradeoffChart::TradeoffChart(QWidget* parent) : QCustomPlot(parent) {
   legend->setWrap(4);
   legend->setVisible(true);
   installExportMenu(*this, QStringLiteral("recompute-tradeoff"));
-  theme_ = themeForPalette(palette());
   rebuild();
 }
 
@@ -83,10 +81,10 @@ void TradeoffChart::rebuild() {
   yAxis->setLabel(tr("Predicted peak (GiB)"));
   yAxis2->setLabel(tr("Step time vs. no recompute"));
 
-  const QColor peakColor = seriesColor(theme_, 0);
-  const QColor timeColor = seriesColor(theme_, 1);
-  const QColor budgetColor = theme_.dark ? QColor(0xFF, 0x80, 0x80) : QColor(0xC0, 0x1C, 0x28);
-  const QColor markColor = seriesColor(theme_, 2);
+  const QColor peakColor = seriesColor(theme(), 0);
+  const QColor timeColor = seriesColor(theme(), 1);
+  const QColor budgetColor = theme().dark ? QColor(0xFF, 0x80, 0x80) : QColor(0xC0, 0x1C, 0x28);
+  const QColor markColor = seriesColor(theme(), 2);
 
   QVector<double> keys;
   QVector<double> peaks;
@@ -126,7 +124,7 @@ void TradeoffChart::rebuild() {
                                   data_.selectiveRecommended ? tr(" \u2014 recommended")
                                                              : QString());
     addLevel(data_.selective->peakBytes,
-             QPen(data_.selectiveRecommended ? markColor : theme_.foreground,
+             QPen(data_.selectiveRecommended ? markColor : theme().foreground,
                   data_.selectiveRecommended ? 2 : 1, Qt::DashDotLine),
              text);
     low = std::min(low, data_.selective->peakBytes / kGiB);
@@ -162,7 +160,7 @@ void TradeoffChart::rebuild() {
   const double pad = std::max(0.5, (high - low) * 0.12);
   yAxis->setRange(std::max(0.0, low - pad), high + pad);
   yAxis2->setRange(1.0 - (slowest - 1.0) * 0.08 - 0.005, slowest + (slowest - 1.0) * 0.25 + 0.01);
-  applyTheme(*this, theme_);
+  applyTheme(*this, theme());
   yAxis2->setLabelColor(timeColor);
   yAxis2->setTickLabelColor(timeColor);
   replot(QCustomPlot::rpQueuedReplot);
@@ -185,24 +183,6 @@ QString TradeoffChart::toolTipAt(const QPointF& position) const {
     text += nearest->peakBytes <= usable ? tr(" \u2014 fits") : tr(" \u2014 does not fit");
   }
   return text;
-}
-
-void TradeoffChart::mouseMoveEvent(QMouseEvent* event) {
-  QCustomPlot::mouseMoveEvent(event);
-  const QString text = toolTipAt(event->position());
-  if (text.isEmpty()) {
-    QToolTip::hideText();
-  } else {
-    QToolTip::showText(event->globalPosition().toPoint(), text, this);
-  }
-}
-
-void TradeoffChart::changeEvent(QEvent* event) {
-  QCustomPlot::changeEvent(event);
-  if (event->type() == QEvent::PaletteChange) {
-    theme_ = themeForPalette(palette());
-    rebuild();
-  }
 }
 
 }  // namespace tb::plotting

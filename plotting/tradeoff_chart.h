@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "plotting/chart_theme.h"
+#include "plotting/themed_chart.h"
 #include "plotting/qcustomplot_include.h"
 
 namespace tb::plotting {
@@ -33,7 +33,7 @@ struct TradeoffData {
 
 /// Peak memory and step time against K, dual axes; hover shows a point's
 /// numbers, right click exports.
-class TradeoffChart : public QCustomPlot {
+class TradeoffChart : public ThemedChart {
   Q_OBJECT
 
  public:
@@ -47,21 +47,16 @@ class TradeoffChart : public QCustomPlot {
   /// The K the marker sits on, if a K is recommended.
   [[nodiscard]] std::optional<int> markedK() const;
   /// The tooltip text at a widget position, empty away from the curve.
-  [[nodiscard]] QString toolTipAt(const QPointF& position) const;
-
- protected:
-  void changeEvent(QEvent* event) override;
-  void mouseMoveEvent(QMouseEvent* event) override;
+  [[nodiscard]] QString toolTipAt(const QPointF& position) const override;
 
  private:
-  void rebuild();
+  void rebuild() override;
   void addLevel(double bytes, const QPen& pen, const QString& text);
 
   TradeoffData data_;
   QCPGraph* peak_ = nullptr;
   QCPGraph* time_ = nullptr;
   QCPGraph* marker_ = nullptr;
-  ChartTheme theme_;
 };
 
 }  // namespace tb::plotting

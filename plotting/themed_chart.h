@@ -1,0 +1,34 @@
+// The behaviour every interactive chart shares: it keeps its theme in step
+// with the palette (a switch to dark mode reaches open charts) and shows the
+// numbers under the mouse. Charts say what to draw and what to tell; this
+// base says when.
+#pragma once
+
+#include "plotting/chart_theme.h"
+#include "plotting/qcustomplot_include.h"
+
+namespace tb::plotting {
+
+/// A QCustomPlot that rebuilds on palette changes and shows hover tooltips.
+class ThemedChart : public QCustomPlot {
+  Q_OBJECT
+
+ public:
+  explicit ThemedChart(QWidget* parent = nullptr);
+
+  /// The tooltip text at a widget position, empty when nothing is there.
+  [[nodiscard]] virtual QString toolTipAt(const QPointF& position) const = 0;
+
+ protected:
+  /// Draws the chart again from its data with the current theme().
+  virtual void rebuild() = 0;
+  [[nodiscard]] const ChartTheme& theme() const { return theme_; }
+
+  void changeEvent(QEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+
+ private:
+  ChartTheme theme_;
+};
+
+}  // namespace tb::plotting
