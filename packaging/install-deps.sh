@@ -12,6 +12,9 @@ packages=(
   # training engine: LibTorch (CPU) with the c10d headers it includes, and a
   # threaded OpenBLAS (without it LibTorch falls back to the reference BLAS)
   libtorch-dev libgloo-dev libopenblas0-pthread
+  # the tuned runtime's matrix products: oneDNN called directly on the tensors'
+  # memory (LibTorch's own mkldnn_linear copies into oneDNN's layout each call)
+  libdnnl-dev
   # GUI
   qt6-base-dev qt6-base-dev-tools libqt6svg6 qt6-svg-dev libqcustomplot-dev libgl-dev
   fonts-dejavu-core

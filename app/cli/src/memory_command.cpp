@@ -53,6 +53,7 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
   if (options.prediction.json) {
     Json document = jobJson(resolved->input);
     document["recompute"] = memory::toString(*policy);
+    document["compile"] = resolved->input.compiledStep;
     document["params"] = p.params;
     document["params_per_rank"] = p.paramsPerRank;
     document["total_bytes"] = p.totalBytes;
@@ -72,7 +73,8 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
     out << resolved->input.model.name << " (" << p.params << " parameters), profile "
         << memory::toString(resolved->input.profile) << ", "
         << memory::toString(resolved->input.parallel.dtype) << ", recompute "
-        << memory::toString(*policy) << "\n";
+        << memory::toString(*policy)
+        << (resolved->input.compiledStep ? ", compiled step" : "") << "\n";
     out << "peak " << formatBytes(p.totalBytes) << " per rank (" << p.peakPhase << ")\n\n";
     printBreakdown(out, p.breakdown);
     if (p.calibrationBytes != 0) {

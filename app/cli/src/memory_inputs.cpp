@@ -17,6 +17,10 @@ void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
                      "engine (this engine, default), megatron, deepspeed or fsdp "
                      "(peak reserved memory of those frameworks)")
       ->type_name("NAME");
+  command.add_option("--compile", flags.compile,
+                     "on or off (default): the engine's compiled step (trainbench run "
+                     "--compile), whose fused kernels keep less for backward")
+      ->type_name("on|off");
   command.add_option("--gpu-memory", flags.gpuMemory, "Memory of one device in GiB (80)")
       ->type_name("GIB");
   command.add_flag("--no-calibration", flags.noCalibration,
@@ -36,6 +40,10 @@ Expected<ResolvedPrediction> resolvePrediction(const PredictionFlags& flags) {
   auto parallel = resolveParallel(flags.parallel, *profile);
   if (!parallel) return parallel.error();
   resolved.input.parallel = *parallel;
+  if (flags.compile != "on" && flags.compile != "off") {
+    return makeError(ErrorKind::BadInput, "--compile: '" + flags.compile + "' is not on or off");
+  }
+  resolved.input.compiledStep = flags.compile == "on";
   if (!flags.noCalibration) {
     auto stored = memory::loadCalibrations(memory::defaultCalibrationPath());
     if (!stored) return stored.error();

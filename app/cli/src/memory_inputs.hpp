@@ -24,6 +24,7 @@ struct PredictionFlags {
   ParallelFlags parallel;
   std::string profile = "engine";
   std::string gpuMemory;  ///< GiB as typed; empty when not given
+  std::string compile = "off";  ///< on|off: the engine's compiled step
   bool noCalibration = false;
   bool json = false;
 };
@@ -34,7 +35,8 @@ struct ResolvedPrediction {
   std::optional<memory::Calibration> calibration;
 };
 
-/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --gpu-memory, --no-calibration, --json.
+/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --compile, --gpu-memory, --no-calibration,
+/// --json.
 void addPredictionFlags(CLI::App& command, PredictionFlags& flags);
 
 /// Resolves the flags; the calibration file is read unless --no-calibration.

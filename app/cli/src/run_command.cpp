@@ -42,6 +42,12 @@ struct RunOptions {
   std::string runDir;
   std::uint64_t memoryBudget = 0;
   std::string recompute;  ///< empty: CHECKPOINT_OPTIMIZATION decides, else none
+  std::string runtime = "tuned";
+  std::string compile = "off";
+  std::int64_t logEvery = 10;
+  std::int64_t seqMin = 0;
+  std::int64_t seqMax = 0;
+  bool explain = false;
   bool json = false;
 };
 
@@ -93,6 +99,12 @@ void printSummary(std::ostream& out, const engine::RunSummary& s) {
   out << "run directory: " << s.runDir.string() << '\n';
 }
 
+Expected<bool> parseOnOff(const std::string& flag, const std::string& value) {
+  if (value == "on") return true;
+  if (value == "off") return false;
+  return makeError(ErrorKind::BadInput, flag + ": '" + value + "' is neither on nor off");
+}
+
 int runRun(const CommandContext& context, const RunOptions& options) {
   auto modelConfig = resolveModel(options.modelFlags);
   if (!modelConfig) return context.fail(modelConfig.error());
@@ -100,6 +112,10 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   if (!device) return context.fail(device.error());
   auto recompute = recomputePolicy(options.recompute);
   if (!recompute) return context.fail(recompute.error());
+  auto runtime = engine::parseRuntime(options.runtime);
+  if (!runtime) return context.fail(runtime.error());
+  auto compile = parseOnOff("--compile", options.compile);
+  if (!compile) return context.fail(compile.error());
   if (options.json && options.events == "-") {
     return context.fail(makeError(ErrorKind::BadInput,
                                   "--events - and --json both write to stdout; give --events a "
@@ -121,12 +137,23 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   config.recompute = *recompute;
   config.data = engine::parseDataChoice(options.data);
   config.device = *device;
+  config.runtime = *runtime;
+  config.compile = *compile;
+  config.logEvery = options.logEvery;
+  config.seqMin = options.seqMin;
+  config.seqMax = options.seqMax;
   config.events = *sink;
   config.runDir = options.runDir;
   config.saveEvery = options.saveEvery;
   config.resumeDir = options.resume;
   config.stopRequested = &signals.flag();
 
+  if (options.explain) {
+    auto plan = engine::explainCompiledStep(config);
+    if (!plan) return context.fail(plan.error());
+    context.out() << *plan;
+    return kExitSuccess;
+  }
   auto summary = engine::runTraining(config);
   if (!summary) return context.fail(summary.error());
   if (options.json) {
@@ -174,6 +201,24 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
                       "none (default), selective, full, layers:K, or auto (the planner's choice "
                       "for --memory-budget; CHECKPOINT_OPTIMIZATION=true also means auto)")
       ->type_name("POLICY");
+  command->add_option("--runtime", options->runtime,
+                      "tuned (AC2, default) or stock, then optional ,-SWITCH or ,+SWITCH "
+                      "(threads, matmul, sync, flat-grads, gqa)")
+      ->type_name("RUNTIME");
+  command->add_option("--compile", options->compile,
+                      "on: the compiled step with fused operators; off (default)")
+      ->type_name("on|off");
+  command->add_flag("--explain", options->explain,
+                    "Print what the compiled step runs fused and what falls back, then exit");
+  command->add_option("--log-every", options->logEvery,
+                      "Read loss back every N steps under the tuned runtime (default 10)")
+      ->type_name("N");
+  command->add_option("--seq-min", options->seqMin,
+                      "Shortest sequence of a step (default: the model's seq)")
+      ->type_name("N");
+  command->add_option("--seq-max", options->seqMax,
+                      "Longest sequence of a step (default: the model's seq)")
+      ->type_name("N");
   command->add_flag("--json", options->json, "Print the summary as one JSON document");
   takeLastOfRepeatedValues(*command);
   command->footer(

@@ -72,21 +72,26 @@ void AdamW::restore(const std::vector<NamedTensor>& state, std::int64_t stepCoun
   steps_ = stepCount;
 }
 
-double clipGradientNorm(const std::vector<NamedTensor>& parameters, double maxNorm) {
+at::Tensor clipGradients(const std::vector<NamedTensor>& parameters, double maxNorm) {
   at::NoGradGuard noGrad;
   std::vector<at::Tensor> norms;
   for (const auto& parameter : parameters) {
     const at::Tensor grad = parameter.tensor.grad();
     if (grad.defined()) norms.push_back(grad.norm(2.0).to(at::kFloat));
   }
-  if (norms.empty()) return 0.0;
+  if (norms.empty()) return {};
   const at::Tensor total = at::stack(norms).norm(2.0);
   const at::Tensor scale = (maxNorm / (total + 1e-6)).clamp_max(1.0);
   for (const auto& parameter : parameters) {
     at::Tensor grad = parameter.tensor.grad();
     if (grad.defined()) grad.mul_(scale.to(grad.device()));
   }
-  return total.item<double>();
+  return total;
+}
+
+double clipGradientNorm(const std::vector<NamedTensor>& parameters, double maxNorm) {
+  const at::Tensor total = clipGradients(parameters, maxNorm);
+  return total.defined() ? total.item<double>() : 0.0;
 }
 
 }  // namespace tb::engine

@@ -52,7 +52,12 @@ class AdamW {
 };
 
 /// Scales all gradients so their global L2 norm is at most maxNorm (as
-/// torch.nn.utils.clip_grad_norm_ does) and returns the norm before clipping.
+/// torch.nn.utils.clip_grad_norm_ does) and returns the norm before clipping
+/// as a 0-d float32 tensor (reading it back is the caller's choice: a sync on
+/// a GPU). An undefined tensor when no parameter has a gradient.
+at::Tensor clipGradients(const std::vector<NamedTensor>& parameters, double maxNorm);
+
+/// clipGradients with the norm read back (0 when there were no gradients).
 double clipGradientNorm(const std::vector<NamedTensor>& parameters, double maxNorm);
 
 }  // namespace tb::engine

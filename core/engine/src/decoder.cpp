@@ -119,7 +119,7 @@ Decoder::Decoder(ModelConfig config, DecoderWeights weights, const DecoderOps& o
 at::Tensor Decoder::project(const at::Tensor& x, const at::Tensor& weight,
                             const at::Tensor& bias) const {
   const at::Tensor castBias = bias.defined() ? bias.to(computeType_) : at::Tensor();
-  return at::linear(x, weight.to(computeType_), castBias);
+  return ops_->linear(x, weight.to(computeType_), castBias);
 }
 
 void Decoder::setRecompute(std::vector<BlockRecompute> perBlock) {
@@ -173,18 +173,23 @@ at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
   return recomputeInBackward(segment, inputs);
 }
 
-at::Tensor Decoder::logits(const at::Tensor& tokens) const {
+at::Tensor Decoder::hidden(const at::Tensor& tokens) const {
   at::Tensor x = at::embedding(weights_.embedding, tokens).to(computeType_);
   for (std::size_t layer = 0; layer < weights_.blocks.size(); ++layer) x = block(layer, x);
-  return project(ops_->rmsNorm(x, weights_.finalNorm), weights_.output);
+  return x;
+}
+
+at::Tensor Decoder::logits(const at::Tensor& tokens) const {
+  return project(ops_->rmsNorm(hidden(tokens), weights_.finalNorm), weights_.output);
 }
 
 at::Tensor Decoder::loss(const at::Tensor& rows) const {
   const auto seq = rows.size(1) - 1;
   const at::Tensor inputs = rows.narrow(1, 0, seq);
   const at::Tensor targets = rows.narrow(1, 1, seq).reshape({-1});
-  const at::Tensor out = logits(inputs);
-  return ops_->crossEntropy(out.reshape({-1, out.size(-1)}), targets);
+  const at::Tensor normed = ops_->rmsNorm(hidden(inputs), weights_.finalNorm);
+  return ops_->headLoss(normed.reshape({-1, normed.size(-1)}), weights_.output.to(computeType_),
+                        targets);
 }
 
 }  // namespace tb::engine

@@ -67,6 +67,8 @@ class Decoder {
  private:
   [[nodiscard]] at::Tensor project(const at::Tensor& x, const at::Tensor& weight,
                                    const at::Tensor& bias = {}) const;
+  /// Embedding and blocks: tokens [B, T] -> [B, T, dim], before the final norm.
+  [[nodiscard]] at::Tensor hidden(const at::Tensor& tokens) const;
   /// The block's math with its weights passed in, so a recomputed block can
   /// be differentiated with respect to detached copies of them.
   [[nodiscard]] at::Tensor blockForward(const BlockWeights& b, const at::Tensor& x,

@@ -8,6 +8,12 @@ namespace {
 
 class ReferenceOps final : public DecoderOps {
  public:
+  ReferenceOps(const MatmulPath& path, bool gqaInPlace) : path_(&path), gqaInPlace_(gqaInPlace) {}
+
+  at::Tensor linear(const at::Tensor& x, const at::Tensor& w,
+                    const at::Tensor& bias) const override {
+    return path_->linear(x, w, bias);
+  }
   at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& w) const override {
     return ops::rmsNorm(x, w, kNormEpsilon);
   }
@@ -16,22 +22,32 @@ class ReferenceOps final : public DecoderOps {
   }
   at::Tensor attention(const at::Tensor& q, const at::Tensor& k,
                        const at::Tensor& v) const override {
-    return ops::causalAttention(q, k, v);
+    return gqaInPlace_ ? ops::causalAttentionGrouped(q, k, v) : ops::causalAttention(q, k, v);
   }
   at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
                     const at::Tensor& w3) const override {
-    return ops::swiGlu(x, w1, w2, w3);
+    const at::Tensor none;
+    return linear(ops::swiGluGate(linear(x, w1, none), linear(x, w3, none)), w2, none);
   }
-  at::Tensor crossEntropy(const at::Tensor& logits, const at::Tensor& targets) const override {
-    return ops::crossEntropy(logits, targets);
+  at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight,
+                      const at::Tensor& targets) const override {
+    return ops::crossEntropy(linear(x, weight, at::Tensor()), targets);
   }
+
+ private:
+  const MatmulPath* path_;
+  bool gqaInPlace_;
 };
 
 }  // namespace
 
 const DecoderOps& referenceOps() {
-  static const ReferenceOps reference;
+  static const ReferenceOps reference(atenMatmulPath(), false);
   return reference;
+}
+
+std::unique_ptr<DecoderOps> makeReferenceOps(const MatmulPath& path, bool gqaInPlace) {
+  return std::make_unique<ReferenceOps>(path, gqaInPlace);
 }
 
 }  // namespace tb::engine

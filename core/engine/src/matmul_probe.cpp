@@ -1,14 +1,24 @@
 // A GPU queues work asynchronously, so each timing ends with a host copy of
-// one element (a synchronisation available without CUDA headers).
+// one element (a synchronisation available without CUDA headers). The model
+// products are timed forward only: backward runs the same shapes transposed on
+// the same path, and a start-up probe must stay well under a second on `small`.
 #include "matmul_probe.hpp"
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <vector>
+
+#include "onednn_matmul.hpp"
 
 namespace tb::engine {
 namespace {
+
+constexpr std::int64_t kSquareCpu = 1024;
+constexpr std::int64_t kSquareGpu = 4096;
+constexpr int kRepeats = 3;
 
 double bestGflops(c10::Device device, at::ScalarType type, std::int64_t size, int repeats) {
   const auto options = at::TensorOptions().dtype(type).device(device);
@@ -29,6 +39,23 @@ double bestGflops(c10::Device device, at::ScalarType type, std::int64_t size, in
   return best;
 }
 
+/// A product x [rows, in] · W[out, in]ᵀ that a step runs `count` times.
+struct Product {
+  std::int64_t in = 0;
+  std::int64_t out = 0;
+  double count = 0.0;
+};
+
+std::vector<Product> stepProducts(const ModelConfig& model) {
+  const auto layers = static_cast<double>(model.layers);
+  const std::int64_t kvWidth = model.kvHeads * headDim(model);
+  return {{model.dim, model.dim, 2.0 * layers},    // wq, wo
+          {model.dim, kvWidth, 2.0 * layers},      // wk, wv
+          {model.dim, model.ffn, 2.0 * layers},    // w1, w3
+          {model.ffn, model.dim, layers},          // w2
+          {model.dim, model.vocab, 1.0}};          // output head
+}
+
 }  // namespace
 
 MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats) {
@@ -44,6 +71,55 @@ MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats) {
     }
   }
   return rate;
+}
+
+double probeModelProducts(const MatmulPath& path, const ModelConfig& model, int repeats) {
+  at::NoGradGuard noGrad;
+  const std::int64_t rows = model.batch * model.seq;
+  struct Operands {
+    at::Tensor x, weight;
+    double count;
+  };
+  std::vector<Operands> operands;
+  double flops = 0.0;
+  for (const Product& product : stepProducts(model)) {
+    operands.push_back({at::randn({rows, product.in}), at::randn({product.out, product.in}),
+                        product.count});
+    (void)path.linear(operands.back().x, operands.back().weight, {});  // warm-up
+    flops += 2.0 * static_cast<double>(rows * product.in * product.out) * product.count;
+  }
+  double best = 0.0;
+  for (int i = 0; i < repeats; ++i) {
+    double seconds = 0.0;
+    for (const Operands& op : operands) {
+      const auto start = std::chrono::steady_clock::now();
+      (void)path.linear(op.x, op.weight, {});
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      seconds += elapsed.count() * op.count;
+    }
+    if (seconds > 0.0) best = std::max(best, flops / seconds / 1e9);
+  }
+  return best;
+}
+
+MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool pickFastest) {
+  MatmulChoice choice;
+  choice.path = &atenMatmulPath();
+  choice.peak = probeMatmulRate(device, device.is_cuda() ? kSquareGpu : kSquareCpu, kRepeats);
+  if (device.is_cuda()) return choice;
+  double fastest = 0.0;
+  for (const MatmulPath* path : {&atenMatmulPath(), &oneDnnMatmulPath()}) {
+    const double gflops = probeModelProducts(*path, model, kRepeats);
+    choice.candidates.push_back({std::string(path->name()), gflops});
+    if (pickFastest && gflops > fastest) {
+      fastest = gflops;
+      choice.path = path;
+    }
+    if (gflops > choice.peak.gflops) {
+      choice.peak = {gflops, std::string(path->name()) + " on the model's products"};
+    }
+  }
+  return choice;
 }
 
 }  // namespace tb::engine

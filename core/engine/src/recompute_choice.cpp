@@ -45,6 +45,12 @@ memory::PredictionInput predictionInput(const RunConfig& config, const Recompute
   input.parallel.dtype = config.device == Device::Cuda ? memory::DType::Bf16 : memory::DType::Fp32;
   input.recompute = toMemoryPolicy(policy);
   input.profile = memory::Profile::Engine;
+  // The compiled step keeps far less per block (no attention probabilities,
+  // no full logits), so the planner must know it to recompute only what the
+  // budget needs.
+  input.compiledStep = config.compile;
+  input.flatGradients = config.runtime.flatGradients;
+  input.gqaInPlace = config.runtime.gqaInPlace;
   return input;
 }
 

@@ -37,6 +37,9 @@ nlohmann::json summaryToJsonObject(const RunSummary& summary) {
       {"threads", summary.threads},
       {"device", summary.device},
       {"recompute", summary.recompute},
+      {"runtime", summary.runtime},
+      {"compile", summary.compile},
+      {"matmul_path", summary.matmulPath},
       {"run_dir", summary.runDir.string()},
   };
   if (summary.heldOutLoss) json["loss_heldout"] = *summary.heldOutLoss;

@@ -28,6 +28,7 @@ std::mt19937_64 streamFor(std::uint64_t seed, std::uint64_t stream, std::int64_t
 
 constexpr std::uint64_t kRuleStream = 1;
 constexpr std::uint64_t kBatchStream = 2;
+constexpr std::uint64_t kLengthStream = 3;
 constexpr std::int64_t kByteVocab = 256;
 
 }  // namespace
@@ -119,6 +120,13 @@ std::vector<std::vector<std::int64_t>> TokenBatches::heldOutBatches(std::size_t 
     result.push_back(std::move(tokens));
   }
   return result;
+}
+
+std::int64_t stepSequenceLength(std::uint64_t seed, std::int64_t step, std::int64_t shortest,
+                                std::int64_t longest) {
+  if (shortest >= longest) return longest;
+  auto rng = streamFor(seed, kLengthStream, step);
+  return std::uniform_int_distribution<std::int64_t>(shortest, longest)(rng);
 }
 
 }  // namespace tb::engine

@@ -49,4 +49,10 @@ class TokenBatches {
   std::size_t trainBytes_ = 0;               // text_[0, trainBytes_) trains, the rest is held out
 };
 
+/// The sequence length of `step` in a run that varies it (--seq-min/--seq-max):
+/// uniform in [shortest, longest], a pure function of (seed, step) like the
+/// batches, so a resumed run sees the same lengths.
+[[nodiscard]] std::int64_t stepSequenceLength(std::uint64_t seed, std::int64_t step,
+                                              std::int64_t shortest, std::int64_t longest);
+
 }  // namespace tb::engine

@@ -1,16 +1,21 @@
 // runTraining in three phases: check everything that can be checked without
 // tensors (so bad input is an Error before a run directory exists), set up the
-// process (allocator, threads, matmul probe) and the run directory, then hand
-// over to the training loop and turn its result into the summary.
+// process (allocator, threads, matmul probe, the step's operators) and the run
+// directory, then hand over to the training loop and turn its result into the
+// summary.
 #include "tb/engine/trainer.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "compiled_step.hpp"
+#include "decoder_ops.hpp"
 #include "event_log.hpp"
+#include "matmul_probe.hpp"
 #include "model_json.hpp"
 #include "recompute_choice.hpp"
 #include "summary_json.hpp"
@@ -31,6 +36,18 @@ Status checkRun(const RunConfig& config) {
   if (config.threads < 0 || config.threads > kMaxThreads) {
     return bad("threads must be between 0 (physical cores) and " + std::to_string(kMaxThreads) +
                ", got " + std::to_string(config.threads));
+  }
+  if (config.logEvery < 1) {
+    return bad("log-every must be at least 1, got " + std::to_string(config.logEvery));
+  }
+  if (config.seqMin != 0 || config.seqMax != 0) {
+    const std::int64_t lo = config.seqMin != 0 ? config.seqMin : config.model.seq;
+    const std::int64_t hi = config.seqMax != 0 ? config.seqMax : config.model.seq;
+    if (lo < 2 || lo > hi || hi > config.model.seq) {
+      return bad("sequence range --seq-min " + std::to_string(lo) + " --seq-max " +
+                 std::to_string(hi) + " must satisfy 2 <= min <= max <= the model's seq " +
+                 std::to_string(config.model.seq));
+    }
   }
   if (config.saveEvery < 0) {
     return bad("save-every must be 0 (never) or more, got " + std::to_string(config.saveEvery));
@@ -74,9 +91,42 @@ nlohmann::json configToJson(const RunConfig& config, int threads) {
           {"data", {{"kind", kDataNames[static_cast<int>(config.data.kind)]},
                     {"file", config.data.file.string()}}},
           {"device", toString(config.device)},
+          {"runtime", toString(config.runtime)},
+          {"compile", config.compile},
+          {"log_every", config.logEvery},
+          {"seq_min", config.seqMin != 0 ? config.seqMin : config.model.seq},
+          {"seq_max", config.seqMax != 0 ? config.seqMax : config.model.seq},
           {"save_every", config.saveEvery},
           {"resume", config.resumeDir.string()},
           {"torch_version", compat::kTorchVersion}};
+}
+
+/// Intra-op threads: --threads if given, else physical cores (tuned) or
+/// LibTorch's own default (stock), remembered before any run changed it.
+int threadsFor(const RunConfig& config) {
+  static const int libtorchDefault = at::get_num_threads();
+  if (config.threads > 0) return config.threads;
+  return config.runtime.threads ? physicalCoreCount() : libtorchDefault;
+}
+
+nlohmann::json probeToJson(const MatmulChoice& choice) {
+  nlohmann::json paths = nlohmann::json::object();
+  for (const PathRate& rate : choice.candidates) paths[rate.path] = rate.gflops;
+  return {{"gflops", paths},
+          {"peak_gflops", choice.peak.gflops},
+          {"peak_source", choice.peak.path}};
+}
+
+nlohmann::json planToJson(const StepPlan& plan) {
+  nlohmann::json decisions = nlohmann::json::array();
+  for (const FusionDecision& decision : plan.decisions) {
+    decisions.push_back({{"pattern", decision.pattern},
+                         {"op", decision.op},
+                         {"fused", decision.fused},
+                         {"reason", decision.reason},
+                         {"count", decision.count}});
+  }
+  return decisions;
 }
 
 double median(std::vector<double> values) {
@@ -88,6 +138,11 @@ double median(std::vector<double> values) {
 }
 
 }  // namespace
+
+Expected<std::string> explainCompiledStep(const RunConfig& config) {
+  if (const Status valid = checkRun(config); !valid) return valid.error();
+  return explain(planCompiledStep(config));
+}
 
 bool cudaAvailable() { return at::hasCUDA() && at::getNumGPUs() > 0; }
 
@@ -107,7 +162,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   auto directory = RunDirectory::create(config.runDir, config.model.name);
   if (!directory) return directory.error();
 
-  const int threads = config.threads > 0 ? config.threads : physicalCoreCount();
+  const int threads = threadsFor(config);
   at::set_num_threads(threads);
   const nlohmann::json configJson = configToJson(config, threads);
   if (const Status written = directory->writeConfig(configJson.dump(2)); !written) {
@@ -117,17 +172,31 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   auto& allocator = TrackingCpuAllocator::install();
   const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
                                                            : c10::Device(c10::DeviceType::CPU);
-  LoopInputs inputs{&config, &*data, resume ? &*resume : nullptr, &*directory, nullptr, threads,
-                    probeMatmulRate(device, device.is_cuda() ? 4096 : 1024, 3),
-                    recompute->policy};
+  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul);
+  const StepPlan plan = planCompiledStep(config);
+  const bool gqaInPlace = config.runtime.gqaInPlace;
+  const std::unique_ptr<DecoderOps> ops = config.compile
+                                              ? makeCompiledOps(plan, *matmul.path, gqaInPlace)
+                                              : makeReferenceOps(*matmul.path, gqaInPlace);
   EventLog events(*directory, config.events);
-  inputs.events = &events;
+  const LoopInputs inputs{&config,
+                          &*data,
+                          resume ? &*resume : nullptr,
+                          &*directory,
+                          &events,
+                          ops.get(),
+                          config.compile && config.runtime.flatGradients &&
+                              plan.fuses("adamw+clip"),
+                          recompute->policy};
 
   RunSummary summary;
   summary.model = config.model.name;
   summary.params = parameterCount(config.model);
   summary.flopsPerToken = flopsPerToken(config.model);
-  summary.matmulGflops = inputs.matmul.gflops;
+  summary.matmulGflops = matmul.peak.gflops;
+  summary.matmulPath = std::string(matmul.path->name());
+  summary.runtime = toString(config.runtime);
+  summary.compile = config.compile;
   summary.threads = threads;
   summary.device = std::string(toString(config.device));
   summary.runDir = directory->path();
@@ -139,7 +208,9 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
                         {"params", summary.params},
                         {"flops_per_token", summary.flopsPerToken},
                         {"matmul_gflops", summary.matmulGflops},
-                        {"matmul_path", inputs.matmul.path},
+                        {"matmul_path", summary.matmulPath},
+                        {"matmul_probe", probeToJson(matmul)},
+                        {"compiled_step", config.compile ? planToJson(plan) : nlohmann::json()},
                         {"recompute", {{"requested", toString(recompute->requested)},
                                        {"policy", summary.recompute},
                                        {"reason", recompute->reason},
@@ -148,15 +219,24 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
                         {"peak_bytes", allocator.peakBytes()},
                         {"run_dir", summary.runDir.string()}});
 
-  std::vector<double> stepSeconds;
+  std::vector<StepRecord> records;
   allocator.setBudget(config.memoryBudgetBytes);
-  runTrainingLoop(inputs, summary, stepSeconds);
+  runTrainingLoop(inputs, summary, records);
   allocator.setBudget(0);
 
-  summary.stepTimeSeconds = median(stepSeconds);
+  // The median step time, robust to a slow first step or a hiccup, over the
+  // mean tokens of a step (they differ only under --seq-min/--seq-max), so
+  // that tokens/s x step time is a step's tokens, as the benchmark reads it.
+  std::vector<double> seconds;
+  double tokens = 0.0;
+  for (const StepRecord& record : records) {
+    seconds.push_back(record.seconds);
+    tokens += static_cast<double>(record.tokens);
+  }
+  summary.stepTimeSeconds = median(seconds);
   if (summary.stepTimeSeconds > 0.0) {
     summary.tokensPerSecond =
-        static_cast<double>(config.model.batch * config.model.seq) / summary.stepTimeSeconds;
+        tokens / static_cast<double>(records.size()) / summary.stepTimeSeconds;
   }
   if (summary.matmulGflops > 0.0) {
     summary.mfu = summary.tokensPerSecond * summary.flopsPerToken / (summary.matmulGflops * 1e9);

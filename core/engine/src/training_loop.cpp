@@ -1,18 +1,21 @@
 // One step is: forward and loss, backward, clip the gradient norm to 1.0,
-// AdamW, drop the gradients. The loss is read back every step (a host sync),
-// which the tuned runtime of a later stage will relax. Failures become a
-// status, not an exception: an out-of-memory refusal is `oom`, a stop request
-// `interrupted`, anything else `failed`, and the events so far stay on disk.
+// AdamW, reset the gradients. With the tuned runtime's lazy sync the loss and
+// gradient norm stay tensors and are read back every logEvery steps (and at
+// the end), when that interval's step events are written; the stock runtime
+// reads them back every step. Failures become a status, not an exception: an
+// out-of-memory refusal is `oom`, a stop request `interrupted`, anything else
+// `failed`, and the events so far stay on disk.
 #include "training_loop.hpp"
 
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <memory>
 #include <utility>
 
-#include "adamw.hpp"
 #include "decoder.hpp"
-#include "decoder_ops.hpp"
+#include "flat_parameters.hpp"
+#include "parameter_update.hpp"
 #include "torch_compat.hpp"
 #include "tracking_allocator.hpp"
 
@@ -55,46 +58,108 @@ double heldOutLoss(const Decoder& decoder, const TokenBatches& data, std::int64_
   return rows > 0.0 ? weighted / rows : 0.0;
 }
 
-void restore(const Checkpoint& checkpoint, const std::vector<NamedTensor>& parameters,
-             AdamW& optimizer) {
+void restore(const Checkpoint& checkpoint, ParameterUpdate& update) {
   at::NoGradGuard noGrad;
-  for (const auto& parameter : parameters) {
+  for (const auto& parameter : update.parameters()) {
     const at::Tensor saved = findTensor(checkpoint, parameter.name);
     if (!saved.defined() || !saved.sizes().equals(parameter.tensor.sizes())) {
       throw std::runtime_error("checkpoint has no matching tensor " + parameter.name);
     }
     parameter.tensor.copy_(saved);
   }
-  optimizer.restore(checkpoint.tensors, checkpoint.step);
+  update.restore(checkpoint.tensors, checkpoint.step);
 }
+
+/// A finished step whose loss and gradient norm have not been read back yet.
+/// On the CPU every op has completed when the step's clock stops, so its time
+/// is exact; on a GPU it would be the time to queue the step's kernels, and the
+/// queue drains at the read-back, which the interval's last step then absorbs.
+struct PendingStep {
+  std::int64_t step = 0;
+  std::int64_t seq = 0;
+  at::Tensor loss;
+  at::Tensor gradNorm;
+  StepRecord record;
+  Memory memory;
+};
+
+/// Reads back the pending steps and writes their events, oldest first.
+class StepReporter {
+ public:
+  StepReporter(EventLog& events, RunSummary& summary, double learningRate)
+      : events_(&events), summary_(&summary), learningRate_(learningRate) {}
+
+  void add(PendingStep step) { pending_.push_back(std::move(step)); }
+
+  void flush() {
+    for (const PendingStep& step : pending_) {
+      const double loss = step.loss.item<double>();
+      const double gradNorm = step.gradNorm.defined() ? step.gradNorm.item<double>() : 0.0;
+      summary_->losses.push_back(loss);
+      const double seconds = step.record.seconds;
+      events_->emit("step", {{"step", step.step},
+                             {"loss", loss},
+                             {"seq", step.seq},
+                             {"step_time_s", seconds},
+                             {"tokens_per_s", static_cast<double>(step.record.tokens) / seconds},
+                             {"live_bytes", step.memory.live},
+                             {"peak_bytes", step.memory.peak},
+                             {"grad_norm", gradNorm},
+                             {"lr", learningRate_}});
+    }
+    pending_.clear();
+  }
+
+  /// After a failure: report what can still be read, never throw.
+  void flushQuietly() noexcept {
+    try {
+      flush();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): the failure is already being reported
+      pending_.clear();
+    }
+  }
+
+ private:
+  EventLog* events_;
+  RunSummary* summary_;
+  double learningRate_;
+  std::vector<PendingStep> pending_;
+};
 
 }  // namespace
 
-void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<double>& stepSeconds) {
+void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<StepRecord>& records) {
   const RunConfig& config = *in.config;
   const ModelConfig& model = config.model;
   const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
                                                            : c10::Device(c10::DeviceType::CPU);
   const at::ScalarType computeType = device.is_cuda() ? at::kBFloat16 : at::kFloat;
   const std::int64_t rowLength = model.seq + 1;
-  const double tokensPerStep = static_cast<double>(model.batch * model.seq);
+  const std::int64_t shortest = config.seqMin != 0 ? config.seqMin : model.seq;
+  const std::int64_t longest = config.seqMax != 0 ? config.seqMax : model.seq;
+  const std::int64_t syncEvery = config.runtime.lazySync ? config.logEvery : 1;
   auto& allocator = TrackingCpuAllocator::install();
   const std::uint64_t refusalsBefore = allocator.refusals();
   const std::int64_t firstStep = in.resume != nullptr ? in.resume->step + 1 : 1;
   summary.firstStep = firstStep;
   summary.steps = firstStep - 1;
+  StepReporter reporter(*in.events, summary, AdamWOptions{}.learningRate);
 
   try {
-    Decoder decoder(model, initialiseWeights(model, config.seed, device), referenceOps(),
-                    computeType);
+    DecoderWeights weights = initialiseWeights(model, config.seed, device);
+    std::unique_ptr<ParameterUpdate> update;
+    if (config.runtime.flatGradients) {
+      update = std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate);
+    } else {
+      update = perTensorUpdate(namedParameters(weights));
+    }
+    Decoder decoder(model, std::move(weights), *in.ops, computeType);
     decoder.setRecompute(recomputeLayout(in.recompute, model.layers));
-    const std::vector<NamedTensor> parameters = namedParameters(decoder.weights());
-    AdamW optimizer(parameters);
-    if (in.resume != nullptr) restore(*in.resume, parameters, optimizer);
+    if (in.resume != nullptr) restore(*in.resume, *update);
 
     const auto save = [&](std::int64_t step) {
-      Checkpoint checkpoint{step, config.seed, model, parameters};
-      for (auto& entry : optimizer.state()) checkpoint.tensors.push_back(std::move(entry));
+      Checkpoint checkpoint{step, config.seed, model, update->parameters()};
+      for (auto& entry : update->state()) checkpoint.tensors.push_back(std::move(entry));
       if (const Status saved = saveCheckpoint(in.directory->checkpointFile(), checkpoint); !saved) {
         throw std::runtime_error(saved.error().message);
       }
@@ -103,42 +168,38 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<doub
     summary.status = RunStatus::Completed;
     for (std::int64_t step = firstStep; step <= config.steps; ++step) {
       if (config.stopRequested != nullptr && config.stopRequested->load()) {
+        reporter.flush();
         summary.status = RunStatus::Interrupted;
         summary.message = "stopped by a signal before step " + std::to_string(step);
         if (config.saveEvery > 0 && summary.steps >= firstStep) save(summary.steps);
         break;
       }
       const auto start = std::chrono::steady_clock::now();
-      const at::Tensor rows = toRows(in.data->trainBatch(step), rowLength, device);
+      const std::int64_t seq = stepSequenceLength(config.seed, step, shortest, longest);
+      const at::Tensor rows =
+          toRows(in.data->trainBatch(step), rowLength, device).narrow(1, 0, seq + 1);
       const at::Tensor loss = decoder.loss(rows);
       loss.backward();
-      const double gradNorm = clipGradientNorm(parameters, kMaxGradNorm);
-      optimizer.step();
-      optimizer.zeroGrad();
-      const double lossValue = loss.item<double>();
+      at::Tensor gradNorm = update->clipAndStep(kMaxGradNorm);
+      update->zeroGrad();
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
       summary.steps = step;
-      summary.losses.push_back(lossValue);
-      stepSeconds.push_back(elapsed.count());
-      const Memory memory = memoryNow(device);
-      in.events->emit("step", {{"step", step},
-                               {"loss", lossValue},
-                               {"step_time_s", elapsed.count()},
-                               {"tokens_per_s", tokensPerStep / elapsed.count()},
-                               {"live_bytes", memory.live},
-                               {"peak_bytes", memory.peak},
-                               {"grad_norm", gradNorm},
-                               {"lr", optimizer.options().learningRate}});
+      const StepRecord record{elapsed.count(), rows.size(0) * seq};
+      records.push_back(record);
+      reporter.add({step, seq, loss.detach(), std::move(gradNorm), record, memoryNow(device)});
+      if ((step - firstStep + 1) % syncEvery == 0 || step == config.steps) reporter.flush();
       if (config.saveEvery > 0 && step % config.saveEvery == 0) save(step);
     }
     if (summary.status == RunStatus::Completed && in.data->hasHeldOut()) {
       summary.heldOutLoss = heldOutLoss(decoder, *in.data, rowLength, device);
     }
   } catch (const MemoryBudgetExceeded& refusal) {
+    reporter.flushQuietly();
     summary.status = RunStatus::Oom;
     summary.message = refusal.what();
   } catch (const std::exception& error) {
+    reporter.flushQuietly();
     // A refusal inside a LibTorch worker may come back wrapped in c10::Error.
     if (allocator.refusals() != refusalsBefore) {
       summary.status = RunStatus::Oom;

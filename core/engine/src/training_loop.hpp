@@ -1,16 +1,16 @@
 // The part of a run that touches tensors: weights, optimizer, the steps and
-// their measurements. trainer.cpp validates and sets up around it, so that
-// what can be checked without LibTorch is checked before any tensor exists.
+// their measurements. trainer.cpp validates and sets up around it (threads,
+// matmul probe, operators), so that what can be checked without LibTorch is
+// checked before any tensor exists.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "checkpoint.hpp"
+#include "decoder_ops.hpp"
 #include "event_log.hpp"
-#include "matmul_probe.hpp"
 #include "run_directory.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/engine/run_summary.hpp"
@@ -25,14 +25,20 @@ struct LoopInputs {
   const Checkpoint* resume = nullptr;
   RunDirectory* directory = nullptr;
   EventLog* events = nullptr;
-  int threads = 1;
-  MatmulRate matmul;
-  RecomputePolicy recompute;  ///< resolved (never Auto)
+  const DecoderOps* ops = nullptr;  ///< reference or compiled, on the chosen matmul path
+  bool fusedUpdate = false;         ///< flat buffers updated by fused::clippedAdamW
+  RecomputePolicy recompute;        ///< resolved (never Auto)
 };
 
-/// Runs the steps and fills status, message, steps, losses, times and memory
-/// of `summary` (the caller fills the rest). Never throws.
+/// What one step measured: its wall time and the tokens it trained on.
+struct StepRecord {
+  double seconds = 0.0;
+  std::int64_t tokens = 0;
+};
+
+/// Runs the steps and fills status, message, steps, losses and memory of
+/// `summary` (the caller fills the rest). Never throws.
 void runTrainingLoop(const LoopInputs& inputs, RunSummary& summary,
-                     std::vector<double>& stepSeconds);
+                     std::vector<StepRecord>& records);
 
 }  // namespace tb::engine

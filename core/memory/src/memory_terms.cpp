@@ -50,7 +50,7 @@ ParamCounts paramCounts(const model::ModelConfig& model) {
 }
 
 BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
-                      Profile profile) {
+                      Profile profile, bool gqaInPlace) {
   const double tokens = d(model.batch) * d(model.seq);
   const double h = d(model.dim);
   const double f = d(model.ffn);
@@ -66,7 +66,12 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
     // residual h; SwiGLU keeps w1·x, silu, w3·x and their product; the
     // softmax output; one rsqrt per norm; and each block's bool causal mask.
     const double mask = d(model.seq) * d(model.seq);
-    b.kept = (tokens * (12 * h + 4 * f + scores + 2) * e + mask) / t;
+    // Reading K and V in place saves their repeated copies (2h - 2kv per
+    // token) but keeps the mask repeated over each KV head's query group.
+    const double groups = d(model.heads) / d(model.kvHeads);
+    const double kvCopies = gqaInPlace ? 2 * kv : 2 * h;
+    const double keptMask = gqaInPlace ? groups * mask : mask;
+    b.kept = (tokens * (10 * h + kvCopies + 4 * f + scores + 2) * e + keptMask) / t;
     // The wrapped core keeps its inputs (roped q, k, v) instead of its insides.
     b.selective = tokens * (10 * h + 2 * kv + 4 * f + 2) * e / t;
     b.checkpoint = tokens * h * e / t;

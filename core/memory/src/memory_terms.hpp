@@ -39,8 +39,9 @@ struct BlockBytes {
   double workspace = 0;       ///< gradient temporaries while differentiating it
 };
 
+/// `gqaInPlace`: the engine's attention reads K and V in place (tuned runtime).
 [[nodiscard]] BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
-                                    Profile profile);
+                                    Profile profile, bool gqaInPlace = false);
 
 /// Logits and loss temporaries of one micro-batch on the last stage.
 [[nodiscard]] double logitsBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
@@ -49,6 +50,29 @@ struct BlockBytes {
 /// Activations of the final norm and the embedding lookup (not per block).
 [[nodiscard]] double edgeActivationBytes(const model::ModelConfig& model,
                                          const ParallelConfig& parallel, Profile profile);
+
+/// Rows of logits the engine's fused head computes at once (fused::headLoss).
+inline constexpr std::int64_t kCompiledHeadChunkRows = 256;
+
+/// Whether `input`'s step is the engine's compiled step: --compile on, the
+/// engine profile, float32 (the fused kernels' only dtype; otherwise every
+/// pattern falls back to the plain op and the plain terms hold).
+[[nodiscard]] bool usesCompiledStep(Profile profile, const ParallelConfig& parallel,
+                                    bool compile);
+
+/// blockBytes for the compiled step: fused norms, RoPE, SwiGLU gate and
+/// attention keep their inputs and per-row statistics, not their insides.
+[[nodiscard]] BlockBytes compiledBlockBytes(const model::ModelConfig& model,
+                                            const ParallelConfig& parallel);
+
+/// logitsBytes for the compiled step: one chunk of float32 logits, the row
+/// log-sum-exps and the hidden states' gradient at the head's backward.
+[[nodiscard]] double compiledLogitsBytes(const model::ModelConfig& model,
+                                         const ParallelConfig& parallel);
+
+/// edgeActivationBytes for the compiled step (the fused final norm).
+[[nodiscard]] double compiledEdgeActivationBytes(const model::ModelConfig& model,
+                                                 const ParallelConfig& parallel);
 
 /// Buffers gathered by ZeRO-3 / FSDP (or kept unsharded by FSDP grad-op) on top of shards.
 [[nodiscard]] double gatheredWeightBytes(const ParamCounts& counts, const ParallelConfig& parallel,

@@ -45,6 +45,13 @@ void finish(MemoryBreakdown& b, double fixed, double fragmentation) {
   b.overhead = bytes(fixed + fragmentation * dynamic);
 }
 
+BlockBytes layerBytes(const PredictionInput& input) {
+  return detail::usesCompiledStep(input.profile, input.parallel, input.compiledStep)
+             ? detail::compiledBlockBytes(input.model, input.parallel)
+             : detail::blockBytes(input.model, input.parallel, input.profile,
+                                  input.profile == Profile::Engine && input.gqaInPlace);
+}
+
 Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers,
                 std::int64_t& shardParams) {
   const model::ModelConfig& m = input.model;
@@ -59,8 +66,13 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   shardParams = static_cast<std::int64_t>(std::llround(shard));
 
   const auto state = detail::stateBytesPerParam(input.profile, p);
-  const BlockBytes block = detail::blockBytes(m, p, input.profile);
-  const bool preallocatedGrads = input.profile != Profile::Engine;
+  const bool compiled = detail::usesCompiledStep(input.profile, p, input.compiledStep);
+  const BlockBytes block = layerBytes(input);
+  // The compiled step's optimizer works over flat gradient buffers, which
+  // exist for the whole step like the cluster frameworks' grad buckets.
+  // So do the tuned runtime's flat gradients, compiled or not.
+  const bool preallocatedGrads = input.profile != Profile::Engine || compiled ||
+                                 input.flatGradients;
   const double fixed = detail::fixedOverheadBytes(m, p, input.profile);
   const double fragmentation = detail::fragmentationFraction(input.profile);
 
@@ -81,9 +93,11 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   std::vector<Phase> phases;
   if (stage.last) {
     Phase head{base, "head backward"};
-    head.breakdown.activations =
-        bytes(othersInFlight + storedSum + detail::edgeActivationBytes(m, p, input.profile));
-    head.breakdown.logits = bytes(detail::logitsBytes(m, p, input.profile));
+    const double edge = compiled ? detail::compiledEdgeActivationBytes(m, p)
+                                 : detail::edgeActivationBytes(m, p, input.profile);
+    head.breakdown.activations = bytes(othersInFlight + storedSum + edge);
+    head.breakdown.logits = bytes(compiled ? detail::compiledLogitsBytes(m, p)
+                                           : detail::logitsBytes(m, p, input.profile));
     // The engine's head gradients are born after the logits' temporaries die.
     head.breakdown.gradients = bytes(preallocatedGrads ? allGrads : 0.0);
     phases.push_back(head);
@@ -106,8 +120,9 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   }
   Phase step{base, "optimizer step"};
   step.breakdown.gradients = bytes(allGrads);
+  // The fused clipped AdamW updates the flat buffers in place: no temporaries.
   step.breakdown.optimizer +=
-      bytes(detail::optimizerStepBytes(counts, shardParams, p, input.profile));
+      bytes(compiled ? 0.0 : detail::optimizerStepBytes(counts, shardParams, p, input.profile));
   phases.push_back(step);
 
   for (Phase& phase : phases) finish(phase.breakdown, fixed, fragmentation);
@@ -126,6 +141,10 @@ Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
     return bad("--tp: " + std::to_string(p.tp) + " ranks cannot split " +
                std::to_string(m.heads) + " query heads and " + std::to_string(m.kvHeads) +
                " key/value heads evenly");
+  }
+  if (input.compiledStep && input.profile != Profile::Engine) {
+    return bad("--compile: on describes this engine's compiled step, not the " +
+               toString(input.profile) + " profile (fused attention there is --attention flash)");
   }
   if (p.pp > m.layers) {
     return bad("--pp: " + std::to_string(p.pp) + " stages for only " + std::to_string(m.layers) +
@@ -171,7 +190,7 @@ Expected<MemoryPrediction> predictMemory(const PredictionInput& input) {
       prediction.paramsPerRank = shardParams;
     }
   }
-  const BlockBytes block = detail::blockBytes(input.model, input.parallel, input.profile);
+  const BlockBytes block = layerBytes(input);
   prediction.perLayer = {bytes(block.kept), bytes(block.selective), bytes(block.checkpoint)};
   prediction.totalBytes = prediction.breakdown.total();
   prediction.timeRatio = relativeStepTime(input);

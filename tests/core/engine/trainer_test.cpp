@@ -153,6 +153,7 @@ TEST(Trainer, MemoryBudgetStopsTheRunAsOomNamingBytesAndBudget) {
 
 TEST(Trainer, StopRequestEndsTheRunAsInterruptedAfterTheCurrentStep) {
   RunConfig config = tinyRun("interrupt", 50);
+  config.logEvery = 1;  // step events as they happen, not every 10 steps
   std::atomic<bool> stop{false};
   config.stopRequested = &stop;
   config.events = [&stop](const std::string& line) {

@@ -1,13 +1,31 @@
 // Causal grouped-query attention in its textbook form: scores, mask, softmax,
-// weighted sum. K and V are repeated with repeat_interleave, which copies; the
-// tuned runtime of a later stage avoids the copy, and this stays the reference.
-// The softmax runs in at least float32.
+// weighted sum. causalAttention repeats K and V with repeat_interleave, which
+// copies; it is the reference and the stock runtime's path.
+// causalAttentionGrouped folds each KV head's group of query heads into the
+// rows of one product instead, so K and V are read in place. The softmax runs
+// in at least float32 in both.
 #include <cmath>
 #include <limits>
 
 #include "ops/ops.hpp"
 
 namespace tb::engine::ops {
+
+namespace {
+
+at::Tensor maskedSoftmax(const at::Tensor& scores, const at::Tensor& future,
+                         at::ScalarType outType) {
+  const auto softmaxType = at::promote_types(scores.scalar_type(), at::kFloat);
+  const at::Tensor masked =
+      scores.to(softmaxType).masked_fill(future, -std::numeric_limits<double>::infinity());
+  return at::softmax(masked, -1).to(outType);
+}
+
+at::Tensor futureMask(std::int64_t seq, const c10::Device& device) {
+  return at::ones({seq, seq}, at::TensorOptions().dtype(at::kBool).device(device)).triu(1);
+}
+
+}  // namespace
 
 at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
   const auto batch = q.size(0);
@@ -22,13 +40,33 @@ at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::T
 
   const double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
   const at::Tensor scores = at::matmul(queries, keys.transpose(-2, -1)) * scale;
-  const at::Tensor future =
-      at::ones({seq, seq}, at::TensorOptions().dtype(at::kBool).device(q.device())).triu(1);
-  const auto softmaxType = at::promote_types(q.scalar_type(), at::kFloat);
-  const at::Tensor masked =
-      scores.to(softmaxType).masked_fill(future, -std::numeric_limits<double>::infinity());
-  const at::Tensor weights = at::softmax(masked, -1).to(q.scalar_type());
+  const at::Tensor weights = maskedSoftmax(scores, futureMask(seq, q.device()), q.scalar_type());
   return at::matmul(weights, values).transpose(1, 2).reshape({batch, seq, heads * headDim});
+}
+
+at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  const auto batch = q.size(0);
+  const auto seq = q.size(1);
+  const auto heads = q.size(2);
+  const auto headDim = q.size(3);
+  const auto kvHeads = k.size(2);
+  const auto groups = heads / kvHeads;
+  // Query head h belongs to KV head h / groups, as with repeat_interleave:
+  // [B, T, KV, G, hd] -> [B, KV, G·T, hd], row g·T + t.
+  // reshape, not view: q may arrive as a strided view (a fused RoPE's output).
+  const at::Tensor queries = q.reshape({batch, seq, kvHeads, groups, headDim})
+                                 .permute({0, 2, 3, 1, 4})
+                                 .reshape({batch, kvHeads, groups * seq, headDim});
+  const at::Tensor keys = k.transpose(1, 2);  // [B, KV, T, hd], a view
+  const at::Tensor values = v.transpose(1, 2);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
+  const at::Tensor scores = at::matmul(queries, keys.transpose(-2, -1)) * scale;
+  const at::Tensor future = futureMask(seq, q.device()).repeat({groups, 1});
+  const at::Tensor weights = maskedSoftmax(scores, future, q.scalar_type());
+  return at::matmul(weights, values)
+      .view({batch, kvHeads, groups, seq, headDim})
+      .permute({0, 3, 1, 2, 4})
+      .reshape({batch, seq, heads * headDim});
 }
 
 }  // namespace tb::engine::ops

@@ -30,6 +30,13 @@ at::Tensor rope(const at::Tensor& x, const RopeTables& tables);
 /// h / (H / KV)); scores are scaled by 1/sqrt(hd). Returns [B, T, H·hd].
 at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
 
+/// The same attention without repeating K and V: each KV head serves its group
+/// of query heads in place. Equal to causalAttention up to rounding.
+at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
+
+/// silu(a) * b: the gate of SwiGLU between its projections.
+at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b);
+
 /// W2 · (silu(W1 · x) * W3 · x) with nn.Linear-shaped weights [out, in].
 at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
                   const at::Tensor& w3);

@@ -5,10 +5,11 @@
 
 namespace tb::engine::ops {
 
+at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) { return at::silu(a) * b; }
+
 at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
                   const at::Tensor& w3) {
-  const at::Tensor gate = at::silu(at::linear(x, w1));
-  return at::linear(gate * at::linear(x, w3), w2);
+  return at::linear(swiGluGate(at::linear(x, w1), at::linear(x, w3)), w2);
 }
 
 }  // namespace tb::engine::ops

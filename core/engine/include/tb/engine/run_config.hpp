@@ -59,6 +59,29 @@ struct RecomputePolicy {
 [[nodiscard]] Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text);
 [[nodiscard]] std::string toString(const RecomputePolicy& policy);
 
+/// The switches of the tuned (AC2) runtime. Each changes how fast a step runs,
+/// never its math, so the ablation can show what each one buys; the stock
+/// runtime (what Base measures) has them all off.
+struct RuntimeOptions {
+  bool threads = true;        ///< intra-op threads = physical cores (stock: LibTorch's default)
+  bool matmul = true;         ///< matrix products on the path the start-up probe measured fastest
+  bool lazySync = true;       ///< loss and gradient norm read back at log intervals only
+  bool flatGradients = true;  ///< parameters, gradients and AdamW state in flat buffers
+  bool gqaInPlace = true;     ///< attention reads each KV head in place instead of repeating it
+
+  friend bool operator==(const RuntimeOptions&, const RuntimeOptions&) = default;
+};
+
+[[nodiscard]] RuntimeOptions stockRuntime();
+[[nodiscard]] RuntimeOptions tunedRuntime();
+
+/// `--runtime`: "stock" or "tuned", optionally followed by switch changes, as
+/// in "tuned,-matmul" or "stock,+gqa". Switch names: threads, matmul, sync,
+/// flat-grads, gqa. BadInput names an unknown word.
+[[nodiscard]] Expected<RuntimeOptions> parseRuntime(std::string_view text);
+/// The shortest spelling parseRuntime reads back to `options`.
+[[nodiscard]] std::string toString(const RuntimeOptions& options);
+
 /// Receives each event as one JSON document without a trailing newline.
 using EventSink = std::function<void(const std::string& jsonLine)>;
 
@@ -67,11 +90,16 @@ struct RunConfig {
   ModelConfig model;
   std::int64_t steps = 20;             ///< the step to stop after (counted from 0 on resume too)
   std::uint64_t seed = 1234;           ///< weights and data
-  int threads = 0;                     ///< intra-op threads; 0 = physical cores
+  int threads = 0;                     ///< intra-op threads; 0 = the runtime's default
   std::uint64_t memoryBudgetBytes = 0; ///< CPU bytes an allocation may not pass; 0 = none
   RecomputePolicy recompute;           ///< Auto plans against memoryBudgetBytes
   DataChoice data;
   Device device = Device::Cpu;
+  RuntimeOptions runtime;              ///< tuned (AC2) unless asked otherwise
+  bool compile = false;                ///< the compiled step: fused operators (issue 5)
+  std::int64_t logEvery = 10;          ///< with lazySync, losses are read back every N steps
+  std::int64_t seqMin = 0;             ///< per-step sequence length range; 0 = model.seq
+  std::int64_t seqMax = 0;             ///< (both 0: every step uses model.seq)
   EventSink events;                    ///< optional; events.jsonl is written either way
   std::filesystem::path runDir;        ///< empty: a new directory under the run store
   std::int64_t saveEvery = 0;          ///< checkpoint every N steps; 0 = never

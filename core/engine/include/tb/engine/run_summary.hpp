@@ -25,7 +25,7 @@ struct RunSummary {
   std::int64_t steps = 0;          ///< last completed step (includes resumed steps)
   std::int64_t firstStep = 1;      ///< first step this process ran (> 1 after a resume)
   std::int64_t params = 0;
-  double tokensPerSecond = 0.0;    ///< batch·seq over the median step time
+  double tokensPerSecond = 0.0;    ///< median over steps of the step's tokens over its time
   double stepTimeSeconds = 0.0;    ///< median
   std::uint64_t peakBytes = 0;     ///< tracked CPU tensor bytes, or the CUDA allocator's peak
   double lossFirst = 0.0;          ///< loss of the first step this process ran
@@ -37,6 +37,9 @@ struct RunSummary {
   int threads = 0;
   std::string device;
   std::string recompute;           ///< the recompute policy used (auto resolved: "layers:3")
+  std::string runtime;             ///< the runtime switches as --runtime spells them
+  bool compile = false;            ///< whether the compiled step ran
+  std::string matmulPath;          ///< the matrix-product path used: "aten", "onednn"
   std::filesystem::path runDir;
   std::vector<double> losses;      ///< per step, from firstStep on
 };

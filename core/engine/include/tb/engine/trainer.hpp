@@ -3,6 +3,8 @@
 // as the GUI does, in a child process (`trainbench run --events -`).
 #pragma once
 
+#include <string>
+
 #include "tb/common/expected.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/engine/run_summary.hpp"
@@ -13,6 +15,10 @@ namespace tb::engine {
 /// unreadable data, unusable checkpoint, no CUDA); once started, every outcome
 /// (completed, interrupted, oom, failed) is a RunSummary and is on disk.
 [[nodiscard]] Expected<RunSummary> runTraining(const RunConfig& config);
+
+/// What `--compile on` would run fused and what falls back to plain ops, one
+/// line per pattern (`trainbench run --explain`). BadInput as runTraining's.
+[[nodiscard]] Expected<std::string> explainCompiledStep(const RunConfig& config);
 
 /// Whether the LibTorch this was built with can run on a CUDA device now.
 [[nodiscard]] bool cudaAvailable();

@@ -37,6 +37,17 @@ struct PredictionInput {
   ParallelConfig parallel;
   RecomputePolicy recompute;
   Profile profile = Profile::Engine;
+  /// The engine's compiled step (`trainbench run --compile on`): fused
+  /// kernels keep less for backward and the optimizer runs over flat
+  /// buffers. Engine profile only; in bf16 the engine falls back to the
+  /// plain ops, and so does the prediction.
+  bool compiledStep = false;
+  /// The engine's tuned runtime (issue 5, `trainbench run --runtime`):
+  /// gradients preallocated in flat buffers live for the whole step, and
+  /// grouped-query attention reads K and V in place instead of repeating them.
+  /// Both off is the stock runtime. Engine profile only.
+  bool flatGradients = false;
+  bool gqaInPlace = false;
 };
 
 /// Bytes one micro-batch keeps for one block on this rank, by what is kept.

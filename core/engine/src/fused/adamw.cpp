@@ -1,0 +1,142 @@
+// Gradient clipping and AdamW over the flat buffers in two passes instead of
+// the reference's ~10 tensor-op passes per parameter: pass 1 the squared norm
+// of all gradients (fixed chunks summed in parallel, combined in chunk order,
+// so the norm does not depend on the thread count), pass 2 the clip scale and
+// the whole AdamW update per element. The per-element arithmetic and its order
+// are those of AdamW::step after clipGradientNorm (adamw.cpp), in float32 like
+// ATen's float kernels; only the norm is summed differently (one flat sum in
+// double instead of a norm of per-tensor norms). The gradients are read, not
+// scaled in place: the scale is applied as they are loaded.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fused/cpu_kernels.hpp"
+#include "fused/fused_ops.hpp"
+
+namespace tb::engine::fused {
+namespace {
+
+using cpu::kLanes;
+using cpu::Vec;
+
+constexpr std::int64_t kNormChunk = 1 << 16;
+constexpr std::int64_t kUpdateGrain = 1 << 14;
+
+double squaredNorm(const float* g, std::int64_t n) {
+  const std::int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+  at::parallel_for(0, chunks, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t chunk = begin; chunk < end; ++chunk) {
+      const std::int64_t first = chunk * kNormChunk;
+      partial[static_cast<std::size_t>(chunk)] =
+          cpu::sumOfSquares(g + first, std::min(kNormChunk, n - first));
+    }
+  });
+  double sum = 0.0;
+  for (const double p : partial) sum += p;
+  return sum;
+}
+
+/// The float32 constants of one step, rounded once as ATen rounds its scalars.
+struct StepConstants {
+  float decayFactor;     // 1 − lr·wd
+  float beta1, oneMinusBeta1;
+  float beta2, oneMinusBeta2;
+  float correction2Sqrt, epsilon;
+  float negativeStepSize;  // −lr / (1 − β1^t)
+  float clipScale;
+};
+
+StepConstants constantsFor(const AdamWStep& h, float clipScale) {
+  const double t = static_cast<double>(h.step);
+  const double correction1 = 1.0 - std::pow(h.beta1, t);
+  const double correction2 = 1.0 - std::pow(h.beta2, t);
+  return {static_cast<float>(1.0 - h.learningRate * h.weightDecay),
+          static_cast<float>(h.beta1),
+          static_cast<float>(1.0 - h.beta1),
+          static_cast<float>(h.beta2),
+          static_cast<float>(1.0 - h.beta2),
+          static_cast<float>(std::sqrt(correction2)),
+          static_cast<float>(h.epsilon),
+          static_cast<float>(-(h.learningRate / correction1)),
+          clipScale};
+}
+
+/// One element range of the update; `decays` selects the decay prefix.
+void update(float* p, const float* g, float* m, float* v, std::int64_t begin, std::int64_t end,
+            bool decays, const StepConstants& k) {
+  const Vec decay(k.decayFactor), b1(k.beta1), c1(k.oneMinusBeta1), b2(k.beta2),
+      c2(k.oneMinusBeta2), root(k.correction2Sqrt), eps(k.epsilon), step(k.negativeStepSize),
+      clip(k.clipScale);
+  std::int64_t i = begin;
+  for (; i + kLanes <= end; i += kLanes) {
+    Vec param = Vec::loadu(p + i);
+    if (decays) param = param * decay;
+    const Vec grad = Vec::loadu(g + i) * clip;
+    const Vec mv = Vec::loadu(m + i) * b1 + c1 * grad;
+    const Vec vv = Vec::loadu(v + i) * b2 + c2 * grad * grad;
+    const Vec denominator = vv.sqrt() / root + eps;
+    (param + step * mv / denominator).store(p + i);
+    mv.store(m + i);
+    vv.store(v + i);
+  }
+  for (; i < end; ++i) {
+    float param = p[i];
+    if (decays) param = param * k.decayFactor;
+    const float grad = g[i] * k.clipScale;
+    m[i] = m[i] * k.beta1 + k.oneMinusBeta1 * grad;
+    v[i] = v[i] * k.beta2 + k.oneMinusBeta2 * grad * grad;
+    const float denominator = std::sqrt(v[i]) / k.correction2Sqrt + k.epsilon;
+    p[i] = param + k.negativeStepSize * m[i] / denominator;
+  }
+}
+
+void requireFlat(const at::Tensor& t, std::int64_t n, const char* what) {
+  cpu::requireFloatCpu(t, what);
+  if (!t.is_contiguous() || t.numel() != n) {
+    throw std::invalid_argument(std::string("fused clippedAdamW: ") + what + " has " +
+                                std::to_string(t.numel()) + " elements" +
+                                (t.is_contiguous() ? "" : " (not contiguous)") +
+                                ", the parameters " + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+double clippedAdamW(at::Tensor& params, const at::Tensor& grads, at::Tensor& expAvg,
+                    at::Tensor& expAvgSq, std::int64_t decayEnd, const AdamWStep& hyper,
+                    double maxNorm) {
+  const std::int64_t n = params.numel();
+  requireFlat(params, n, "params");
+  requireFlat(grads, n, "grads");
+  requireFlat(expAvg, n, "expAvg");
+  requireFlat(expAvgSq, n, "expAvgSq");
+  if (decayEnd < 0 || decayEnd > n) {
+    throw std::invalid_argument("fused clippedAdamW: decayEnd " + std::to_string(decayEnd) +
+                                " is outside [0, " + std::to_string(n) + "]");
+  }
+  if (hyper.step < 1) {
+    throw std::invalid_argument("fused clippedAdamW: step " + std::to_string(hyper.step) +
+                                " must be at least 1");
+  }
+  const float* g = grads.data_ptr<float>();
+  // As clipGradientNorm: a float32 norm, scale = min(maxNorm / (norm + 1e-6), 1).
+  const float norm = static_cast<float>(std::sqrt(squaredNorm(g, n)));
+  const float clipScale = std::min(static_cast<float>(maxNorm) / (norm + 1e-6F), 1.0F);
+  const StepConstants constants = constantsFor(hyper, clipScale);
+  float* p = params.data_ptr<float>();
+  float* m = expAvg.data_ptr<float>();
+  float* v = expAvgSq.data_ptr<float>();
+  at::parallel_for(0, n, kUpdateGrain, [&](std::int64_t begin, std::int64_t end) {
+    // A range may straddle the end of the decay prefix: split it there.
+    const std::int64_t split = std::clamp(decayEnd, begin, end);
+    update(p, g, m, v, begin, split, true, constants);
+    update(p, g, m, v, split, end, false, constants);
+  });
+  return static_cast<double>(norm);
+}
+
+}  // namespace tb::engine::fused

@@ -1,0 +1,27 @@
+// Where the decoder's matrix products run. Every linear layer (projections,
+// the SwiGLU matrices, the output head) goes through one MatmulPath, so the
+// tuned runtime can swap ATen's default path for the one its start-up probe
+// measured fastest without touching the model or the fused operators.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <string_view>
+
+namespace tb::engine {
+
+class MatmulPath {
+ public:
+  virtual ~MatmulPath() = default;
+  /// Short name for events and reports: "aten", "onednn".
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// x [..., in] · weight[out, in]ᵀ (+ bias [out] when defined), differentiable
+  /// in all three like at::linear.
+  [[nodiscard]] virtual at::Tensor linear(const at::Tensor& x, const at::Tensor& weight,
+                                          const at::Tensor& bias) const = 0;
+};
+
+/// at::linear: LibTorch's default path (its BLAS), what the stock runtime uses.
+[[nodiscard]] const MatmulPath& atenMatmulPath();
+
+}  // namespace tb::engine

@@ -1,0 +1,138 @@
+// Flat parameter buffers against the per-tensor optimizer they replace: the
+// same clipped AdamW trajectory over several steps (float32, rel <= 1e-6),
+// gradients that autograd accumulates in place into the flat buffer, and
+// optimizer state that checkpoints find under the same names.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <map>
+#include <string>
+
+#include "adamw.hpp"
+#include "decoder.hpp"
+#include "flat_parameters.hpp"
+#include "tb/model/model_config.hpp"
+
+namespace {
+
+using tb::engine::AdamW;
+using tb::engine::DecoderWeights;
+using tb::engine::FlatParameters;
+using tb::engine::NamedTensor;
+
+constexpr double kRelTolerance = 1e-6;
+constexpr double kMaxNorm = 1.0;
+
+tb::model::ModelConfig tinyModel() {
+  tb::model::ModelConfig model = *tb::model::findPreset("tiny");
+  model.qkvBias = true;  // 1-D biases among the parameters: they must not decay
+  return model;
+}
+
+DecoderWeights weights() {
+  return tb::engine::initialiseWeights(tinyModel(), 5, c10::Device(c10::DeviceType::CPU));
+}
+
+double relativeError(const at::Tensor& actual, const at::Tensor& expected) {
+  const double scale = expected.abs().max().item<double>();
+  return (actual - expected).abs().max().item<double>() / (scale > 0.0 ? scale : 1.0);
+}
+
+std::map<std::string, at::Tensor> byName(const std::vector<NamedTensor>& tensors) {
+  std::map<std::string, at::Tensor> map;
+  for (const auto& entry : tensors) map[entry.name] = entry.tensor;
+  return map;
+}
+
+/// Gradients for step `step`: large on odd steps (clipping acts), small on even.
+at::Tensor gradientFor(const NamedTensor& parameter, int step) {
+  at::manual_seed(static_cast<std::uint64_t>(step) * 1000U + parameter.name.size());
+  return at::randn(parameter.tensor.sizes()) * (step % 2 == 1 ? 0.5 : 1e-4);
+}
+
+void expectSameTrajectory(bool fusedUpdate) {
+  DecoderWeights perTensorWeights = weights();
+  const std::vector<NamedTensor> perTensor = tb::engine::namedParameters(perTensorWeights);
+  AdamW optimizer(perTensor);
+  DecoderWeights flatWeights = weights();
+  FlatParameters flat(flatWeights, {}, fusedUpdate);
+
+  for (int step = 1; step <= 5; ++step) {
+    for (const auto& parameter : perTensor) {
+      parameter.tensor.mutable_grad() = gradientFor(parameter, step);
+    }
+    for (const auto& parameter : flat.parameters()) {
+      parameter.tensor.grad().copy_(gradientFor(parameter, step));
+    }
+    const double expectedNorm = tb::engine::clipGradientNorm(perTensor, kMaxNorm);
+    optimizer.step();
+    optimizer.zeroGrad();
+    const double norm = flat.clipAndStep(kMaxNorm).item<double>();
+    flat.zeroGrad();
+    EXPECT_NEAR(norm, expectedNorm, kRelTolerance * expectedNorm) << "step " << step;
+
+    const auto flatByName = byName(flat.parameters());
+    ASSERT_EQ(flatByName.size(), perTensor.size());
+    for (const auto& parameter : perTensor) {
+      EXPECT_LE(relativeError(flatByName.at(parameter.name), parameter.tensor), kRelTolerance)
+          << parameter.name << " after step " << step;
+    }
+  }
+  const auto flatState = byName(flat.state());
+  for (const auto& entry : optimizer.state()) {
+    ASSERT_TRUE(flatState.count(entry.name) == 1) << entry.name;
+    EXPECT_LE(relativeError(flatState.at(entry.name), entry.tensor), kRelTolerance) << entry.name;
+  }
+}
+
+TEST(FlatParameters, ClippedAdamWFollowsThePerTensorOptimizer) { expectSameTrajectory(false); }
+
+TEST(FlatParameters, FusedClippedAdamWFollowsThePerTensorOptimizer) {
+  expectSameTrajectory(true);
+}
+
+TEST(FlatParameters, DecayingMatricesComeFirstAndBiasesAfter) {
+  DecoderWeights w = weights();
+  const FlatParameters flat(w);
+  std::int64_t offset = 0;
+  for (const auto& parameter : flat.parameters()) {
+    const bool decays = parameter.tensor.dim() == 2;
+    EXPECT_EQ(decays, offset < flat.decayEnd()) << parameter.name;
+    offset += parameter.tensor.numel();
+  }
+  EXPECT_EQ(offset, flat.flatValues().numel());
+}
+
+TEST(FlatParameters, BackwardAccumulatesIntoTheFlatGradientBufferInPlace) {
+  DecoderWeights w = weights();
+  FlatParameters flat(w);
+  std::map<std::string, const void*> gradientStorage;
+  for (const auto& parameter : flat.parameters()) {
+    gradientStorage[parameter.name] = parameter.tensor.grad().data_ptr();
+  }
+  const tb::engine::Decoder decoder(tinyModel(), w, tb::engine::referenceOps(), at::kFloat);
+  const at::Tensor rows = at::randint(0, 512, {2, 17}, at::kLong);
+  decoder.loss(rows).backward();
+
+  double squares = 0.0;
+  for (const auto& parameter : flat.parameters()) {
+    const at::Tensor grad = parameter.tensor.grad();
+    EXPECT_EQ(grad.data_ptr(), gradientStorage.at(parameter.name)) << parameter.name;
+    squares += grad.pow(2).sum().item<double>();
+  }
+  EXPECT_GT(squares, 0.0);
+  EXPECT_NEAR(flat.flatGradients().pow(2).sum().item<double>(), squares, 1e-5 * squares);
+  flat.zeroGrad();
+  EXPECT_EQ(flat.flatGradients().abs().max().item<double>(), 0.0);
+}
+
+TEST(FlatParameters, RestoreRefusesStateWithAMissingTensor) {
+  DecoderWeights w = weights();
+  FlatParameters flat(w);
+  std::vector<NamedTensor> state = flat.state();
+  state.pop_back();
+  EXPECT_THROW(flat.restore(state, 3), std::invalid_argument);
+}
+
+}  // namespace
