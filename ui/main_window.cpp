@@ -19,12 +19,14 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include "ui/ablation/ablation_page.h"
 #include "ui/application_identity.h"
 #include "ui/catalog_session.h"
 #include "ui/image/image_page.h"
 #include "ui/memory/memory_page.h"
 #include "ui/optimizations/optimizations_page.h"
 #include "ui/qt_text.h"
+#include "ui/reports/reports_page.h"
 #include "ui/runs/runs_page.h"
 #include "ui/studio_pages.h"
 
@@ -84,8 +86,12 @@ MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, 
   addPage(QStringLiteral("optimizations"), optimizationsPage_);
   memoryPage_ = new MemoryPage(settings_, stack_);
   addPage(QStringLiteral("memory"), memoryPage_);
-  runsPage_ = new RunsPage(stack_);
+  runsPage_ = new RunsPage(settings_, stack_);
   addPage(QStringLiteral("runs"), runsPage_);
+  ablationPage_ = new AblationPage(settings_, stack_);
+  addPage(QStringLiteral("ablation"), ablationPage_);
+  reportsPage_ = new ReportsPage(stack_);
+  addPage(QStringLiteral("reports"), reportsPage_);
   connectPages();
 
   connect(sidebar_, &QListWidget::currentRowChanged, this, [this](int row) {
@@ -131,6 +137,15 @@ void MainWindow::connectPages() {
           &MainWindow::onPageBusyChanged);
   connect(memoryPage_, &MemoryPage::busyChanged, this, &MainWindow::onPageBusyChanged);
   connect(memoryPage_, &MemoryPage::recomputeRecommended, this, &MainWindow::applyRecommendation);
+  // Reports are made of what the Ablation page shows, about the image release
+  // the Optimizations page configures (it has updated its tag by the time the
+  // session's signal reaches this window).
+  connect(ablationPage_, &AblationPage::resultsChanged, this,
+          [this] { reportsPage_->setAblationResults(ablationPage_->results()); });
+  reportsPage_->setAblationResults(ablationPage_->results());
+  connect(session_, &CatalogSession::selectedReleaseChanged, this,
+          [this] { reportsPage_->setImageTag(optimizationsPage_->releaseTag()); });
+  reportsPage_->setImageTag(optimizationsPage_->releaseTag());
 }
 
 void MainWindow::onPageBusyChanged(bool busy) {

@@ -16,10 +16,12 @@ class QLabel;
 
 namespace tb::ui {
 
+class AblationPage;
 class CatalogSession;
 class ImagePage;
 class MemoryPage;
 class OptimizationsPage;
+class ReportsPage;
 class RunsPage;
 
 /// How the window starts.
@@ -49,6 +51,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] OptimizationsPage* optimizationsPage() const { return optimizationsPage_; }
   [[nodiscard]] MemoryPage* memoryPage() const { return memoryPage_; }
   [[nodiscard]] RunsPage* runsPage() const { return runsPage_; }
+  [[nodiscard]] AblationPage* ablationPage() const { return ablationPage_; }
+  [[nodiscard]] ReportsPage* reportsPage() const { return reportsPage_; }
 
   /// True while a page is still working (host detection, file validation, a
   /// memory plan); see settled().
@@ -86,6 +90,8 @@ class MainWindow : public QMainWindow {
   OptimizationsPage* optimizationsPage_ = nullptr;
   MemoryPage* memoryPage_ = nullptr;
   RunsPage* runsPage_ = nullptr;
+  AblationPage* ablationPage_ = nullptr;
+  ReportsPage* reportsPage_ = nullptr;
   QStringList pageIds_;  ///< stack index -> page id
 };
 

@@ -23,8 +23,10 @@ const std::vector<StudioPage>& studioPages() {
       {QStringLiteral("memory"), pageTitle("Memory"), QStringLiteral(":/icons/page-memory.svg"),
        true},
       {QStringLiteral("runs"), pageTitle("Runs"), QStringLiteral(":/icons/page-runs.svg"), true},
-      {QStringLiteral("ablation"), pageTitle("Ablation"), QString(), false},
-      {QStringLiteral("reports"), pageTitle("Reports"), QString(), false},
+      {QStringLiteral("ablation"), pageTitle("Ablation"),
+       QStringLiteral(":/icons/page-ablation.svg"), true},
+      {QStringLiteral("reports"), pageTitle("Reports"),
+       QStringLiteral(":/icons/page-reports.svg"), true},
   };
   return pages;
 }

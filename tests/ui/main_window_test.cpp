@@ -58,17 +58,18 @@ class MainWindowTest : public QObject {
     QVERIFY(file.endsWith(QStringLiteral("TrainBench/TrainBench Studio.conf")));
   }
 
-  void sidebarListsOnlyBuiltPages() {
+  void sidebarListsEveryPageInWorkflowOrder() {
     auto window = makeWindow();
     QCOMPARE(window->sidebarPageIds(), tb::ui::availablePageIds());
-    const QStringList built = {QStringLiteral("image"), QStringLiteral("optimizations"),
-                               QStringLiteral("memory"), QStringLiteral("runs")};
+    const QStringList built = {QStringLiteral("image"),  QStringLiteral("optimizations"),
+                               QStringLiteral("memory"), QStringLiteral("runs"),
+                               QStringLiteral("ablation"), QStringLiteral("reports")};
     QCOMPARE(window->sidebarPageIds(), built);
     QCOMPARE(window->currentPageId(), QStringLiteral("image"));
-    QVERIFY(!window->showPage(QStringLiteral("ablation")));
+    QVERIFY(window->showPage(QStringLiteral("ablation")));
+    QCOMPARE(window->currentPageId(), QStringLiteral("ablation"));
     QVERIFY(!window->showPage(QStringLiteral("no-such-page")));
-    QCOMPARE(window->currentPageId(), QStringLiteral("image"));
-    QVERIFY(tb::ui::allPageIds().contains(QStringLiteral("reports")));
+    QCOMPARE(window->currentPageId(), QStringLiteral("ablation"));
   }
 
   void memoryRecommendationReachesRunsAndOptimizations() {

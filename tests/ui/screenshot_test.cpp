@@ -137,17 +137,6 @@ class ScreenshotTest : public QObject {
         !QFile::exists(home.filePath(QStringLiteral("config/TrainBench/TrainBench Studio.conf"))));
   }
 
-  void studioBinaryRefusesAPageNotBuiltYet() {
-    QTemporaryDir home;
-    const StudioRun run =
-        runStudio({QStringLiteral("--page"), QStringLiteral("ablation")}, home.path());
-    QCOMPARE(run.exitCode, 2);
-    QVERIFY2(run.standardError.contains(QStringLiteral(
-                 "page 'ablation' is not available yet; available: image, optimizations, "
-                 "memory, runs")),
-             qPrintable(run.standardError));
-  }
-
   void studioBinaryRefusesAnUnknownPage() {
     QTemporaryDir home;
     const StudioRun run =

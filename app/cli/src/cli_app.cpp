@@ -17,7 +17,7 @@ namespace tb::cli {
 namespace {
 
 // One line per command; later commands (run, memory, plan, ...) add theirs.
-constexpr std::array<CommandRegistrar, 9> kCommands = {
+constexpr std::array<CommandRegistrar, 10> kCommands = {
     &registerImagesCommand,
     &registerCompatCommand,
     &registerRunCommand,
@@ -27,6 +27,7 @@ constexpr std::array<CommandRegistrar, 9> kCommands = {
     &registerConfigCommand,
     &registerValidateCommand,
     &registerReportCommand,
+    &registerBenchmarkCommand,
 };
 
 std::string failureMessage(const CLI::App* /*app*/, const CLI::Error& error) {

@@ -74,5 +74,6 @@ RegisteredCommand registerPlanCommand(CLI::App& app);
 RegisteredCommand registerConfigCommand(CLI::App& app);
 RegisteredCommand registerValidateCommand(CLI::App& app);
 RegisteredCommand registerReportCommand(CLI::App& app);
+RegisteredCommand registerBenchmarkCommand(CLI::App& app);
 
 }  // namespace tb::cli

@@ -1,6 +1,8 @@
 // `trainbench report`: a results.json (and any cluster results laid beside
 // it) rendered as HTML, Markdown, CSV or JSON. The format comes from --format
 // or else from the output file's suffix, so `--out report.md` just works.
+// HTML embeds the ablation charts, drawn by the Studio's own chart code where
+// the build has it (report_charts.hpp); other formats carry numbers only.
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -10,8 +12,10 @@
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
+#include "report_charts.hpp"
 #include "tb/bench/cluster_import.hpp"
 #include "tb/bench/results.hpp"
+#include "tb/common/atomic_file.hpp"
 #include "tb/common/text.hpp"
 #include "tb/report/report.hpp"
 
@@ -50,6 +54,21 @@ std::string formatName(report::ReportFormat format) {
   return "html";
 }
 
+// Says in the report itself why it has no charts, where the charts would be.
+std::string withChartsNote(std::string html, const std::string& note) {
+  const std::string::size_type end = html.rfind("</body>");
+  if (end == std::string::npos) return html;
+  std::string escaped;
+  for (char c : note) {
+    if (c == '<') escaped += "&lt;";
+    else if (c == '>') escaped += "&gt;";
+    else if (c == '&') escaped += "&amp;";
+    else escaped += c;
+  }
+  html.insert(end, "<h2>Charts</h2>\n<p class=\"note\">No charts: " + escaped + ".</p>\n");
+  return html;
+}
+
 int runReport(const CommandContext& context, const ReportOptions& options) {
   Expected<report::ReportFormat> format = chooseFormat(options);
   if (!format) return context.fail(format.error());
@@ -60,7 +79,14 @@ int runReport(const CommandContext& context, const ReportOptions& options) {
     if (!imported) return context.fail(imported.error());
     for (auto& config : *imported) results->configurations.push_back(std::move(config));
   }
-  if (Status written = report::writeReport(options.out, *results, *format); !written) {
+  // Only HTML embeds charts; drawing them is the slow part, so other formats skip it.
+  ReportCharts drawn;
+  if (*format == report::ReportFormat::Html) drawn = renderReportCharts(*results);
+  std::string text = report::renderReport(*results, *format, drawn.charts);
+  if (*format == report::ReportFormat::Html && !drawn.unavailable.empty()) {
+    text = withChartsNote(std::move(text), drawn.unavailable);
+  }
+  if (Status written = writeFileAtomically(options.out, text); !written) {
     return context.fail(written.error());
   }
   const std::size_t rows = results->configurations.size();
@@ -68,13 +94,18 @@ int runReport(const CommandContext& context, const ReportOptions& options) {
     printJson(context.out(), Json{{"out", options.out},
                                   {"format", formatName(*format)},
                                   {"configurations", rows},
-                                  {"imported_files", options.imports.size()}});
+                                  {"imported_files", options.imports.size()},
+                                  {"charts", drawn.charts.size()}});
   } else {
     context.out() << "Wrote " << options.out << " (" << rows << " configurations";
     if (!options.imports.empty()) {
       context.out() << ", " << options.imports.size() << " cluster file(s) imported";
     }
+    if (!drawn.charts.empty()) context.out() << ", " << drawn.charts.size() << " charts";
     context.out() << ").\n";
+    if (*format == report::ReportFormat::Html && !drawn.unavailable.empty()) {
+      context.out() << "No charts: " << drawn.unavailable << ".\n";
+    }
   }
   return kExitSuccess;
 }

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include "tb/common/text.hpp"
 #include "tb/config/artifacts.hpp"
+#include "tb/model/model_config.hpp"
 
 namespace tb::config {
 namespace {
@@ -91,11 +93,30 @@ Artifact launchArtifact(const ResolvedConfig& resolved) {
   std::ostringstream text;
   text << "#!/bin/sh\n" << headerComment(resolved);
   text << "set -eu\n\n";
-  text << "# 1. Benchmark: the four-step ablation (Base, AC2, +CompilerOpt, +CkptOpt).\n";
+  text << "# 1. Benchmark: the four-step ablation (Base, AC2, +CompilerOpt, +CkptOpt) on the\n"
+       << "#    embedded engine at this shape, on this pod's first GPU; results/results.json.\n";
+  // The flags are those of `trainbench benchmark` (docs/CLI.md); the CLI's
+  // integration test runs this very line with --dry-run to keep them in step.
   const std::vector<std::string> benchmark = {
       "trainbench", "benchmark", "--model", config.model, "--seq", std::to_string(config.seqLength),
-      "--batch", std::to_string(config.microBatch), "--ablation", "--out", "results"};
-  text << joinCommand(benchmark) << "\n\n";
+      "--batch", std::to_string(config.microBatch), "--device", "cuda", "--ablation", "--out",
+      "results"};
+  if (model::findPreset(config.model)) {
+    text << joinCommand(benchmark) << "\n\n";
+  } else {
+    // A Hugging Face id is fine for torchrun but the engine only builds its
+    // presets: say so instead of writing a command that exits 2.
+    // Every line of the command is commented: a continuation line left bare
+    // would run on its own.
+    std::string commented = joinCommand(benchmark);
+    for (std::size_t at = commented.find('\n'); at != std::string::npos;
+         at = commented.find('\n', at + 1)) {
+      commented.insert(at + 1, "# ");
+    }
+    text << "#    The engine builds only its presets (" << joinList(model::presetNames())
+         << ");\n#    '" << config.model << "' is not one. Put the closest preset here:\n# "
+         << commented << "\n\n";
+  }
   text << "# 2. Training: one torchrun per node, inside the image.\n";
   text << joinCommand(torchrunArguments(resolved, VariableStyle::Shell), {"train.py"}) << "\n";
   return {ArtifactKind::Launch, "launch.sh", text.str()};

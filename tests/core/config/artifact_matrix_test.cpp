@@ -172,9 +172,36 @@ TEST_P(ArtifactMatrix, LaunchScriptHasBenchmarkAndTorchrun) {
   ASSERT_EQ(commands.size(), 3U);  // set -eu, benchmark, torchrun
   EXPECT_EQ(commands[1][0], "trainbench");
   EXPECT_EQ(commands[1][1], "benchmark");
+  // The flags of `trainbench benchmark` (the CLI test runs this line with --dry-run).
+  const auto value = [&commands](const std::string& flag) {
+    const auto found = std::find(commands[1].begin(), commands[1].end(), flag);
+    return found == commands[1].end() || found + 1 == commands[1].end() ? "" : *(found + 1);
+  };
+  EXPECT_EQ(value("--model"), "llama3-8b");
+  EXPECT_EQ(value("--batch"), "2");
+  EXPECT_EQ(value("--seq"), "4096");
+  EXPECT_EQ(value("--device"), "cuda");
+  EXPECT_NE(std::find(commands[1].begin(), commands[1].end(), "--ablation"), commands[1].end());
   EXPECT_EQ(commands[2][0], "torchrun");
   EXPECT_EQ(flagValue(commands[2], "--nproc_per_node"), std::to_string(param_.gpus));
   EXPECT_EQ(flagValue(commands[2], "--nnodes"), param_.nodes > 1 ? "3" : "");
+}
+
+// Regression: a Hugging Face id as the model gave a benchmark line that
+// exits 2 (the engine builds only its presets). It is now a comment, every
+// line of it, so the script runs the torchrun part.
+TEST(LaunchScript, ModelThatIsNotAnEnginePresetGetsACommentedBenchmark) {
+  ImageConfig config;
+  config.tag = "25.09";
+  config.model = "meta-llama/Llama-3.1-8B";
+  const auto resolved = resolveConfig(config, catalog::builtinCatalog());
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  const std::string script = launchArtifact(*resolved).content;
+  const auto commands = parseShellCommands(script);
+  ASSERT_EQ(commands.size(), 2U);  // set -eu, torchrun
+  EXPECT_EQ(commands[1][0], "torchrun");
+  EXPECT_NE(script.find("# trainbench benchmark"), std::string::npos);
+  EXPECT_NE(script.find("'meta-llama/Llama-3.1-8B' is not one"), std::string::npos);
 }
 
 std::string caseName(const ::testing::TestParamInfo<ArtifactMatrix::ParamType>& info) {

@@ -1,0 +1,15 @@
+// The ablation as a table for people: one row per configuration in chain
+// order, with the speedup over Base and over the step before it, which is
+// what the chain is meant to show (each step faster than the one before).
+#pragma once
+
+#include <iosfwd>
+
+#include "tb/bench/results.hpp"
+
+namespace tb::cli {
+
+/// Prints the engine configurations of `results` as an aligned table.
+void printAblationTable(std::ostream& out, const bench::AblationResults& results);
+
+}  // namespace tb::cli

@@ -1,0 +1,210 @@
+// The runner owns the results document and rewrites it whole after each
+// run: a partial file is always a valid one, and the GUI can reload it at any
+// time. A configuration whose runs all failed keeps an empty summary (count
+// 0) next to its failed runs, so readers see that it was tried.
+#include "tb/bench/ablation_runner.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <system_error>
+
+#include "child_run.hpp"
+#include "tb/bench/host_cpu.hpp"
+#include "tb/bench/run_reading.hpp"
+#include "tb/common/atomic_file.hpp"
+#include "tb/common/text.hpp"
+
+namespace tb::bench {
+namespace {
+
+std::string nowUtc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return stamp;
+}
+
+// "AC2+CompilerOpt" -> "ac2-compileropt": no '+' in paths that shells and
+// URLs handle.
+std::string slug(AblationStep step) {
+  std::string text = toLower(label(step));
+  for (char& c : text) c = c == '+' ? '-' : c;
+  return text;
+}
+
+// The child's last "trainbench: ..." line says why it refused to start.
+std::string lastErrorLine(const std::filesystem::path& logFile) {
+  const Expected<std::string> log = readFile(logFile);
+  if (!log) return {};
+  std::string found;
+  for (const std::string_view line : split(*log, '\n')) {
+    if (line.starts_with("trainbench: ")) found = std::string(line.substr(12));
+  }
+  return found;
+}
+
+AblationResults emptyResults(const AblationSpec& spec) {
+  AblationResults results;
+  results.appVersion = spec.appVersion;
+  results.createdAt = spec.createdAt.empty() ? nowUtc() : spec.createdAt;
+  results.model = spec.model;
+  results.steps = spec.steps;
+  results.warmupSteps = spec.warmupSteps;
+  results.repeats = spec.repeats;
+  results.memoryBudgetBytes = spec.memoryBudgetBytes;
+  results.machine.device = spec.device;
+  // Named before the first run, so that even a file with no finished run says where it ran.
+  const HostCpu cpu = detectHostCpu();
+  results.machine.cpuModel = cpu.model;
+  results.machine.cores = cpu.physicalCores;
+  for (const AblationStep step : kAblationSteps) {
+    ConfigurationResult config;
+    config.label = std::string(label(step));
+    config.model = spec.model;
+    results.configurations.push_back(std::move(config));
+  }
+  return results;
+}
+
+void addReading(AblationResults& results, AblationStep step, const RunReading& reading) {
+  ConfigurationResult& config = results.configurations[static_cast<std::size_t>(chainIndex(step))];
+  config.runs.push_back(reading.measurement);
+  if (reading.measurement.status == "ok") {
+    config.stepTimes.insert(config.stepTimes.end(), reading.stepTimes.begin(),
+                            reading.stepTimes.end());
+    if (config.lossCurve.empty()) config.lossCurve = reading.losses;
+  }
+  // Nothing to summarise yet is not an error here: the summary stays empty.
+  (void)summarizeRuns(config);
+  Machine& machine = results.machine;
+  if (machine.matmulPath.empty()) machine.matmulPath = reading.matmulPath;
+  if (machine.libtorchVersion.empty()) machine.libtorchVersion = reading.torchVersion;
+  if (machine.threads == 0) machine.threads = reading.threads;
+}
+
+}  // namespace
+
+std::filesystem::path runDirectory(const AblationSpec& spec, const ScheduledRun& run) {
+  return spec.outDir / "runs" / (slug(run.step) + "-" + std::to_string(run.repeat + 1));
+}
+
+std::vector<std::string> childCommand(const AblationSpec& spec, const ScheduledRun& run) {
+  std::vector<std::string> argv{spec.program.string(), "run"};
+  argv.insert(argv.end(), spec.modelArgs.begin(), spec.modelArgs.end());
+  const std::vector<std::string> flags = engineRunFlags(run.step);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"--memory-budget", std::to_string(spec.memoryBudgetBytes), "--steps",
+                           std::to_string(spec.steps), "--device", spec.device});
+  if (spec.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(spec.threads)});
+  argv.insert(argv.end(), {"--run-dir", runDirectory(spec, run).string(), "--json"});
+  return argv;
+}
+
+Status validate(const AblationSpec& spec) {
+  const auto bad = [](const std::string& message) {
+    return Status(makeError(ErrorKind::BadInput, message));
+  };
+  if (spec.repeats < 1) return bad("--repeats: " + std::to_string(spec.repeats) + " is not >= 1");
+  if (spec.steps < 1) return bad("--steps: " + std::to_string(spec.steps) + " is not >= 1");
+  if (spec.warmupSteps < 0 || spec.warmupSteps >= spec.steps) {
+    return bad("--warmup: " + std::to_string(spec.warmupSteps) +
+               " must be at least 0 and less than --steps (" + std::to_string(spec.steps) +
+               "), or no step would be measured");
+  }
+  if (spec.device != "cpu" && spec.device != "cuda") {
+    return bad("--device: unknown device '" + spec.device + "' (known: cpu, cuda)");
+  }
+  if (spec.threads < 0) return bad("--threads: " + std::to_string(spec.threads) + " is negative");
+  if (spec.memoryBudgetBytes == 0) return bad("--memory-budget: 0 bytes leaves nothing to run");
+  if (spec.program.empty()) return bad("no trainbench program to run the configurations");
+  if (spec.outDir.empty()) return bad("--out: an output directory is needed");
+  return {};
+}
+
+Expected<AblationOutcome> runAblation(const AblationSpec& spec,
+                                      const AblationCallbacks& callbacks) {
+  if (Status valid = validate(spec); !valid) return std::move(valid).error();
+  std::error_code error;
+  std::filesystem::create_directories(spec.outDir / "runs", error);
+  if (error) {
+    return makeError(ErrorKind::Io, "--out: cannot create " + (spec.outDir / "runs").string() +
+                                        ": " + error.message());
+  }
+  const auto keepGoing = [&callbacks] { return !callbacks.keepGoing || callbacks.keepGoing(); };
+
+  AblationOutcome outcome;
+  outcome.results = emptyResults(spec);
+  outcome.resultsFile = spec.outDir / "results.json";
+  const std::vector<ScheduledRun> schedule = interleavedSchedule(spec.repeats);
+  for (std::size_t index = 0; index < schedule.size(); ++index) {
+    if (!keepGoing()) {
+      outcome.stopped = true;
+      break;
+    }
+    const ScheduledRun& run = schedule[index];
+    const std::filesystem::path dir = runDirectory(spec, run);
+    // The engine appends to events.jsonl: a rerun into the same --out starts clean.
+    std::filesystem::remove_all(dir, error);
+    std::filesystem::create_directories(dir, error);
+    AblationProgress progress{index, schedule.size(), run, 0, spec.steps};
+    if (callbacks.progress) callbacks.progress(progress);
+
+    ChildOptions child;
+    child.argv = childCommand(spec, run);
+    child.logFile = dir / "output.log";
+    const auto started = std::chrono::steady_clock::now();
+    Expected<ChildOutcome> ended = runWatchedChild(child, [&] {
+      if (callbacks.progress) {
+        const Expected<std::string> events = readFile(dir / "events.jsonl");
+        const std::int64_t done = events ? lastStep(*events) : 0;
+        if (done != progress.stepsDone) {
+          progress.stepsDone = done;
+          callbacks.progress(progress);
+        }
+      }
+      return keepGoing();
+    });
+    if (!ended) return std::move(ended).error();
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+
+    RunReading reading = readRunDirectory(dir, spec.warmupSteps);
+    reading.measurement.repeat = run.repeat;
+    if (reading.message.empty() && ended->exitCode != 0) {
+      reading.message = lastErrorLine(child.logFile);
+      if (reading.message.empty()) {
+        reading.message = ended->signal != 0
+                              ? "killed by signal " + std::to_string(ended->signal)
+                              : "exit code " + std::to_string(ended->exitCode);
+      }
+    } else if (reading.message == "the run ended without writing summary.json") {
+      if (std::string line = lastErrorLine(child.logFile); !line.empty()) reading.message = line;
+    }
+    // On a terminal, Ctrl-C reaches the child directly and it may end before
+    // the watch loop has asked it to: the caller's flag decides either way.
+    const bool stopNow = ended->stopRequested || !keepGoing();
+    if (stopNow && reading.measurement.status != "ok") reading.measurement.status = "interrupted";
+    addReading(outcome.results, run.step, reading);
+    ++outcome.finishedRuns;
+    if (stopNow) outcome.stopped = true;
+    else if (reading.measurement.status != "ok") ++outcome.failedRuns;
+    if (Status saved = saveResults(outcome.resultsFile, outcome.results); !saved) {
+      return std::move(saved).error();
+    }
+    if (callbacks.finished) {
+      callbacks.finished(
+          FinishedRun{index, schedule.size(), run, reading.measurement, reading.message,
+                      wall.count()});
+    }
+    if (outcome.stopped) break;
+  }
+  if (outcome.finishedRuns == 0) {
+    if (Status saved = saveResults(outcome.resultsFile, outcome.results); !saved) {
+      return std::move(saved).error();
+    }
+  }
+  return outcome;
+}
+
+}  // namespace tb::bench

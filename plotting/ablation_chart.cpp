@@ -1,0 +1,95 @@
+// Every ablation chart is rebuilt from scratch on each change (new results,
+// a toggle, a theme switch): there are at most a few dozen plottables, and
+// one code path for data and theme keeps a dark-mode switch from leaving
+// stale colours behind.
+#include "plotting/ablation_charts.h"
+
+#include "plotting/ablation_series.h"
+#include "plotting/chart_context_menu.h"
+
+namespace tb::plotting {
+
+AblationChart::AblationChart(const QString& exportName, QWidget* parent) : ThemedChart(parent) {
+  setMouseTracking(true);
+  setMinimumSize(320, 220);
+  // The legend takes a row of its own below the plot, where it hides no bar.
+  axisRect()->insetLayout()->take(legend);
+  plotLayout()->addElement(1, 0, legend);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(3);
+  legend->setMargins(QMargins(6, 2, 6, 2));
+  plotLayout()->setRowStretchFactor(1, 0.001);
+  installExportMenu(*this, exportName);
+}
+
+void AblationChart::setResults(const tb::bench::AblationResults& results) {
+  results_ = results;
+  rebuild();
+}
+
+void AblationChart::rebuild() {
+  forget();
+  clearPlottables();
+  clearItems();
+  seriesNames_.clear();
+  for (QCPAxis* axis : {xAxis, yAxis, yAxis2}) {
+    axis->setLabel({});
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setTickLabels(true);
+    axis->setTicks(true);
+    axis->setSubTicks(true);
+    axis->setTickLength(5, 0);
+  }
+  xAxis->grid()->setVisible(true);
+  yAxis2->setVisible(false);
+  if (hasResults()) {
+    draw();
+  } else {
+    useChainAxis();
+    yAxis->setRange(0.0, 1.0);
+    showMessage(tr("No results loaded"));
+  }
+  legend->setVisible(legend->itemCount() > 0);
+  applyTheme(*this, theme());
+}
+
+void AblationChart::useChainAxis() {
+  auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+  for (int position = 0; position < kChainLength; ++position) {
+    ticker->addTick(position, shortChainLabel(position));
+  }
+  xAxis->setTicker(ticker);
+  xAxis->setSubTicks(false);
+  xAxis->setTickLength(0, 4);
+  xAxis->grid()->setVisible(false);
+  xAxis->setRange(-0.55, kChainLength - 0.45);
+}
+
+void AblationChart::showMessage(const QString& text) {
+  auto* message = new QCPItemText(this);
+  message->setClipToAxisRect(false);
+  message->position->setType(QCPItemPosition::ptAxisRectRatio);
+  message->position->setCoords(0.5, 0.5);
+  message->setPositionAlignment(Qt::AlignCenter);
+  message->setText(text);
+  message->setColor(theme().foreground);
+}
+
+const AblationBar* AblationChart::barAt(const QVector<AblationBar>& bars,
+                                        const QPointF& position) const {
+  // Plottables are the plot's children; QCustomPlot::plottable() is not const.
+  for (const QCPBars* plotted : findChildren<QCPBars*>(Qt::FindDirectChildrenOnly)) {
+    QVariant details;
+    if (plotted->selectTest(position, false, &details) < 0.0) continue;
+    const QCPDataSelection hit = details.value<QCPDataSelection>();
+    if (hit.isEmpty()) continue;
+    // Keys are the chain position plus an offset of less than half a unit.
+    const int chain = qRound(plotted->data()->at(hit.dataRange().begin())->key);
+    for (const AblationBar& bar : bars) {
+      if (bar.series == plotted->name() && bar.chainIndex == chain) return &bar;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace tb::plotting

@@ -1,0 +1,89 @@
+// A curve's colour says which configuration it is (the same colour for a
+// chain position in every series) and its dash says which series, so four
+// engine curves and four cluster curves stay tellable apart. Identical math
+// should give overlapping curves; a curve that peels away is the finding.
+#include "plotting/ablation_charts.h"
+
+#include <limits>
+
+#include "plotting/ablation_series.h"
+
+namespace tb::plotting {
+
+LossCurvesChart::LossCurvesChart(QWidget* parent)
+    : AblationChart(QStringLiteral("ablation-loss-curves"), parent) {
+  setObjectName(QStringLiteral("lossCurvesChart"));
+  rebuild();
+}
+
+QStringList LossCurvesChart::curveNames() const {
+  QStringList names;
+  for (int index = 0; index < graphCount(); ++index) names.append(graph(index)->name());
+  return names;
+}
+
+void LossCurvesChart::draw() {
+  const std::vector<AblationSeries> all = groupIntoSeries(results());
+  static constexpr Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                            Qt::DashDotLine};
+  double lowest = std::numeric_limits<double>::max();
+  double highest = std::numeric_limits<double>::lowest();
+  int longest = 0;
+  QStringList names;
+  for (std::size_t index = 0; index < all.size(); ++index) {
+    const AblationSeries& series = all.at(index);
+    bool drawn = false;
+    for (int position = 0; position < kChainLength; ++position) {
+      const auto* config = series.steps.at(static_cast<std::size_t>(position));
+      if (config == nullptr || config->lossCurve.empty()) continue;
+      QCPGraph* curve = addGraph();
+      curve->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(config->label),
+                                                   series.name));
+      curve->setPen(QPen(seriesColor(theme(), position), 1.8, kDashes[index % 4]));
+      const auto& losses = config->lossCurve;
+      for (std::size_t step = 0; step < losses.size(); ++step) {
+        curve->addData(static_cast<double>(step + 1), losses.at(step));
+        lowest = std::min(lowest, losses.at(step));
+        highest = std::max(highest, losses.at(step));
+      }
+      if (losses.size() < 2) curve->setScatterStyle(QCPScatterStyle::ssDisc);
+      longest = std::max(longest, static_cast<int>(losses.size()));
+      drawn = true;
+    }
+    if (drawn) names.append(series.name);
+  }
+  setSeriesNames(names);
+  xAxis->setLabel(tr("Step"));
+  yAxis->setLabel(tr("Loss"));
+  if (graphCount() == 0) {
+    xAxis->setRange(0.0, 1.0);
+    yAxis->setRange(0.0, 1.0);
+    showMessage(tr("These results record no loss curves"));
+    return;
+  }
+  const double margin = std::max((highest - lowest) * 0.08, 0.01);
+  xAxis->setRange(longest > 1 ? 1.0 : 0.0, std::max(longest, 2));
+  yAxis->setRange(lowest - margin, highest + margin);
+}
+
+QString LossCurvesChart::toolTipAt(const QPointF& position) const {
+  double nearest = selectionTolerance();
+  QString text;
+  for (int index = 0; index < graphCount(); ++index) {
+    const QCPGraph* curve = graph(index);
+    QVariant details;
+    const double distance = curve->selectTest(position, false, &details);
+    if (distance < 0.0 || distance >= nearest) continue;
+    const QCPDataSelection hit = details.value<QCPDataSelection>();
+    if (hit.isEmpty()) continue;
+    const auto point = curve->data()->at(hit.dataRange().begin());
+    nearest = distance;
+    text = tr("%1\nstep %2: loss %3")
+               .arg(curve->name())
+               .arg(qRound(point->key))
+               .arg(point->value, 0, 'f', 4);
+  }
+  return text;
+}
+
+}  // namespace tb::plotting

@@ -1,0 +1,249 @@
+// `trainbench benchmark` through the real binary with real `trainbench run`
+// children on the tiny model (3 steps, 1 warm-up, 1 repeat: a few seconds per
+// configuration). One ablation is shared by the tests that only read it.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cli_runner.hpp"
+#include "tb/bench/ablation.hpp"
+#include "tb/bench/results.hpp"
+#include "tb/common/subprocess.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using tb::cli::test::CliRun;
+using tb::cli::test::parseSingleDocument;
+using tb::cli::test::runCli;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("tb_cli_benchmark_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// One thread per run: on a loaded 2-core machine more threads only contend.
+const std::vector<std::string> kTiny = {"--model", "tiny", "--steps", "3", "--warmup", "1",
+                                        "--threads", "1", "--repeats", "1"};
+
+// runCli's 30 s limit is for quick commands; an ablation gets more.
+CliRun runBenchmark(std::vector<std::string> args) {
+  args.insert(args.begin(), {TRAINBENCH_EXE, "benchmark"});
+  tb::ProcessOptions options;
+  options.timeout = std::chrono::milliseconds(180000);
+  options.environment = {{"TRAINBENCH_DISABLE_NVML", "1"},
+                         {"XDG_DATA_HOME", scratch("xdg").string()},
+                         {"LC_ALL", "C"}};
+  const auto result = tb::runProcess(args, options);
+  CliRun run;
+  if (!result) {
+    ADD_FAILURE() << result.error().message;
+    return run;
+  }
+  EXPECT_FALSE(result->timedOut);
+  run.exitCode = result->exitCode;
+  run.out = result->standardOutput;
+  run.err = result->standardError;
+  return run;
+}
+
+// ctest runs every test in a process of its own, so one test holds the
+// whole check of a successful ablation instead of sharing a fixture.
+TEST(CliBenchmark, TinyAblationWritesResultsAndPrintsTheTable) {
+  const fs::path out = scratch("tiny");
+  std::vector<std::string> args = kTiny;
+  args.insert(args.end(), {"--out", out.string()});
+  const CliRun run = runBenchmark(args);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+
+  const auto results = tb::bench::loadResults(out / "results.json");
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  std::vector<std::string> labels;
+  for (const auto& config : results->configurations) labels.push_back(config.label);
+  const std::vector<std::string> chain{"Base", "AC2", "AC2+CompilerOpt",
+                                       "AC2+CompilerOpt+CkptOpt"};
+  EXPECT_EQ(labels, chain);
+  EXPECT_FALSE(results->machine.cpuModel.empty());
+  EXPECT_GE(results->machine.cores, 1);
+  EXPECT_GE(results->machine.threads, 1);
+  EXPECT_FALSE(results->machine.libtorchVersion.empty());
+  EXPECT_FALSE(results->machine.matmulPath.empty());
+  EXPECT_EQ(results->model, "tiny");
+  EXPECT_EQ(results->steps, 3);
+  EXPECT_EQ(results->warmupSteps, 1);
+  EXPECT_GT(results->memoryBudgetBytes, 0U);
+  for (const auto& config : results->configurations) {
+    ASSERT_EQ(config.runs.size(), 1U) << config.label;
+    EXPECT_EQ(config.runs[0].status, "ok") << config.label;
+    EXPECT_EQ(config.throughput.count, 1U);
+    EXPECT_GT(config.throughput.median, 0.0);
+    EXPECT_GT(config.peakBytes, 0U);
+    EXPECT_LE(config.peakBytes, results->memoryBudgetBytes) << config.label;
+    EXPECT_EQ(config.stepTimes.size(), 2U) << "the warm-up step must be left out";
+    EXPECT_EQ(config.lossCurve.size(), 3U) << config.label;
+    EXPECT_TRUE(fs::exists(config.runs[0].runDir + "/summary.json"));
+  }
+
+  std::istringstream lines(run.out);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) {
+    for (const std::string& label : chain) {
+      if (line.starts_with(label + " ")) rows.push_back(label);
+    }
+  }
+  EXPECT_EQ(rows, chain) << run.out;
+  EXPECT_NE(run.out.find("vs Base"), std::string::npos);
+  EXPECT_NE(run.out.find("1.00x"), std::string::npos);
+  EXPECT_NE(run.out.find("Memory budget: " + std::to_string(results->memoryBudgetBytes)),
+            std::string::npos)
+      << run.out;
+  // Not a terminal: one line per finished run on stderr.
+  EXPECT_NE(run.err.find("[4/4] AC2+CompilerOpt+CkptOpt repeat 1: ok"), std::string::npos)
+      << run.err;
+}
+
+TEST(CliBenchmark, BadInputExitsTwoNamingTheValue) {
+  const CliRun repeats = runCli({"benchmark", "--model", "tiny", "--repeats", "0"});
+  EXPECT_EQ(repeats.exitCode, 2);
+  EXPECT_NE(repeats.err.find("--repeats: 0"), std::string::npos) << repeats.err;
+  const CliRun model = runCli({"benchmark", "--model", "gpt-17"});
+  EXPECT_EQ(model.exitCode, 2);
+  EXPECT_NE(model.err.find("gpt-17"), std::string::npos) << model.err;
+  const CliRun warmup = runCli({"benchmark", "--steps", "3", "--warmup", "3"});
+  EXPECT_EQ(warmup.exitCode, 2);
+  EXPECT_NE(warmup.err.find("--warmup: 3"), std::string::npos) << warmup.err;
+  EXPECT_TRUE(repeats.out.empty() && model.out.empty() && warmup.out.empty());
+}
+
+TEST(CliBenchmark, FailedRunsAreRecordedAndTheExitCodeIsOne) {
+  // 64 KiB holds no configuration of tiny: Base and AC2 run out of memory,
+  // the recompute planner refuses the budget for CkptOpt before it starts.
+  const fs::path out = scratch("oom");
+  std::vector<std::string> args = kTiny;
+  args.insert(args.end(), {"--memory-budget", "65536", "--out", out.string()});
+  args.push_back("--json");
+  const CliRun run = runBenchmark(args);
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  EXPECT_NE(run.err.find("4 of 4 runs did not complete"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("Memory budget: 65536 bytes"), std::string::npos) << run.err;
+  const auto results = tb::bench::loadResults(out / "results.json");
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  // --json: stdout is the results document itself, even when runs failed.
+  std::ifstream file(out / "results.json");
+  EXPECT_EQ(parseSingleDocument(run), nlohmann::json::parse(file));
+  for (const auto& config : results->configurations) {
+    ASSERT_EQ(config.runs.size(), 1U) << config.label;
+    EXPECT_NE(config.runs[0].status, "ok") << config.label;
+    EXPECT_EQ(config.throughput.count, 0U);
+  }
+}
+
+// Starts the benchmark with stdout and stderr in files, so the test can
+// signal it while it runs.
+pid_t spawnBenchmark(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> argv{TRAINBENCH_EXE, "benchmark"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  for (std::string& arg : argv) pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = -1;
+  const int error = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(error, 0);
+  return error == 0 ? pid : -1;
+}
+
+std::size_t finishedRuns(const fs::path& resultsFile) {
+  const auto results = tb::bench::loadResults(resultsFile);
+  if (!results) return 0;
+  std::size_t runs = 0;
+  for (const auto& config : results->configurations) runs += config.runs.size();
+  return runs;
+}
+
+TEST(CliBenchmark, InterruptKeepsTheFinishedRunsAndExitsOne) {
+  const fs::path out = scratch("interrupt");
+  std::vector<std::string> args = kTiny;
+  args.back() = "2";  // 8 runs: plenty left when the signal comes
+  args.insert(args.end(), {"--out", out.string()});
+  const pid_t pid = spawnBenchmark(args, out / "benchmark.log");
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (finishedRuns(out / "results.json") == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  std::ifstream logFile(out / "benchmark.log");
+  const std::string log((std::istreambuf_iterator<char>(logFile)),
+                        std::istreambuf_iterator<char>());
+  EXPECT_EQ(WEXITSTATUS(status), 1) << log;
+  EXPECT_NE(log.find("stopped by SIGINT"), std::string::npos) << log;
+  EXPECT_NE(log.find("partial"), std::string::npos) << log;
+  const auto results = tb::bench::loadResults(out / "results.json");
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  const std::size_t runs = finishedRuns(out / "results.json");
+  EXPECT_GE(runs, 1U);
+  EXPECT_LT(runs, 8U);
+  ASSERT_FALSE(results->configurations.front().runs.empty());
+  EXPECT_EQ(results->configurations.front().runs.front().status, "ok");
+}
+
+// Issue 7: the launch script of `trainbench config` calls `trainbench
+// benchmark`; its exact words must be accepted by the real command.
+TEST(CliBenchmark, LaunchScriptCommandIsAcceptedByTheRealCommand) {
+  const CliRun config = runCli({"config", "--image", "25.10", "--format", "launch", "--model",
+                                "small", "--seq", "128", "--micro-batch", "2"});
+  ASSERT_EQ(config.exitCode, 0) << config.err;
+  // Join backslash-newline continuations, then take the benchmark line's words.
+  std::string script;
+  for (std::size_t i = 0; i < config.out.size(); ++i) {
+    if (config.out[i] == '\\' && i + 1 < config.out.size() && config.out[i + 1] == '\n') ++i;
+    else script += config.out[i];
+  }
+  std::istringstream lines(script);
+  std::vector<std::string> words;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("trainbench benchmark")) continue;
+    std::istringstream split(line);
+    for (std::string word; split >> word;) words.push_back(word);
+  }
+  ASSERT_GE(words.size(), 2U) << config.out;
+  std::vector<std::string> args(words.begin() + 1, words.end());
+  args.insert(args.end(), {"--dry-run", "--json"});
+  const CliRun run = runCli(args);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const nlohmann::json plan = parseSingleDocument(run);
+  EXPECT_EQ(plan.at("model"), "small+custom");
+  ASSERT_EQ(plan.at("runs").size(), 12U);  // 4 configurations x 3 repeats
+  const auto argv = plan.at("runs")[0].at("argv").get<std::vector<std::string>>();
+  const auto after = [&argv](const std::string& flag) {
+    const auto found = std::find(argv.begin(), argv.end(), flag);
+    return found == argv.end() || found + 1 == argv.end() ? std::string() : *(found + 1);
+  };
+  EXPECT_EQ(after("--seq"), "128");
+  EXPECT_EQ(after("--batch"), "2");
+  EXPECT_EQ(after("--device"), "cuda");
+  EXPECT_EQ(after("--runtime"), "stock");
+}
+
+}  // namespace

@@ -1,0 +1,115 @@
+// The Ablation page: the results of `trainbench benchmark` and imported
+// cluster runs side by side in one table and four charts, and a form that
+// runs a new ablation as a child process (ARCHITECTURE.md: a crash or an
+// out-of-memory run ends the child, never the window).
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "tb/bench/results.hpp"
+#include "tb/common/expected.hpp"
+#include "ui/ablation/ablation_settings.h"
+#include "ui/ablation/ablation_source_model.h"
+#include "ui/ablation/benchmark_process.h"
+
+class QCheckBox;
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace tb::plotting {
+class AblationThroughputChart;
+class LossCurvesChart;
+class PeakMemoryChart;
+class StepTimeChart;
+}  // namespace tb::plotting
+
+namespace tb::ui {
+
+class AblationRunPanel;
+class AblationTableModel;
+
+/// Source files, the merged table, the four charts and the benchmark form.
+class AblationPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// `settings` says whether choices may be written back; it must outlive the page.
+  explicit AblationPage(const StudioSettings& settings, QWidget* parent = nullptr);
+  ~AblationPage() override;
+
+  /// Loads a results.json (or a cluster file) and shows it; on error the
+  /// page's message names the file and the line, field or JSON path.
+  tb::Status addResultsFile(const QString& path);
+  tb::Status importClusterFile(const QString& path);
+  /// The included sources merged: what the table, the charts and reports show.
+  [[nodiscard]] const tb::bench::AblationResults& results() const { return results_; }
+
+  [[nodiscard]] bool isBenchmarkRunning() const;
+  /// The outcome of the last benchmark; exitCode -1 before any ended.
+  [[nodiscard]] const BenchmarkOutcome& lastBenchmark() const { return lastBenchmark_; }
+
+  [[nodiscard]] AblationSourceModel* sourceModel() const { return sources_; }
+  [[nodiscard]] QTableView* sourceView() const { return sourceView_; }
+  [[nodiscard]] AblationTableModel* tableModel() const { return table_; }
+  [[nodiscard]] QTableView* tableView() const { return tableView_; }
+  [[nodiscard]] QLabel* messageLabel() const { return message_; }
+  [[nodiscard]] QLabel* summaryLabel() const { return summary_; }
+  [[nodiscard]] QCheckBox* normalisedToggle() const { return normalised_; }
+  [[nodiscard]] tb::plotting::AblationThroughputChart* throughputChart() const {
+    return throughput_;
+  }
+  [[nodiscard]] tb::plotting::PeakMemoryChart* peakMemoryChart() const { return peak_; }
+  [[nodiscard]] tb::plotting::StepTimeChart* stepTimeChart() const { return stepTime_; }
+  [[nodiscard]] tb::plotting::LossCurvesChart* lossChart() const { return loss_; }
+  [[nodiscard]] AblationRunPanel* runPanel() const { return runPanel_; }
+  [[nodiscard]] BenchmarkProcess* benchmarkProcess() const { return process_; }
+
+ public Q_SLOTS:
+  /// Starts `trainbench benchmark` with the form's values, writing into a
+  /// new folder under the benchmarks folder.
+  void startBenchmark();
+  void cancelBenchmark();
+
+ Q_SIGNALS:
+  /// The merged results changed (a file added, removed, switched or loaded).
+  void resultsChanged();
+  void benchmarkRunningChanged(bool running);
+
+ private:
+  QWidget* buildSourcesPanel();
+  QWidget* buildResultsPanel();
+  tb::Status addFile(const QString& path, AblationSourceKind kind);
+  void chooseFiles(AblationSourceKind kind);
+  void removeSelectedSource();
+  void onMergedChanged();
+  void onBenchmarkFinished(const BenchmarkOutcome& outcome);
+  void showMessage(const QString& text, bool isError);
+  void restoreState();
+  void saveState() const;
+
+  AblationSettings settings_;
+  QString lastFolder_;
+  tb::bench::AblationResults results_;
+  BenchmarkOutcome lastBenchmark_;
+  AblationSourceModel* sources_ = nullptr;
+  AblationTableModel* table_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTableView* sourceView_ = nullptr;
+  QTableView* tableView_ = nullptr;
+  QPushButton* remove_ = nullptr;
+  QLabel* message_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QCheckBox* normalised_ = nullptr;
+  tb::plotting::AblationThroughputChart* throughput_ = nullptr;
+  tb::plotting::PeakMemoryChart* peak_ = nullptr;
+  tb::plotting::StepTimeChart* stepTime_ = nullptr;
+  tb::plotting::LossCurvesChart* loss_ = nullptr;
+  AblationRunPanel* runPanel_ = nullptr;
+  BenchmarkProcess* process_ = nullptr;
+  bool restoring_ = false;
+};
+
+}  // namespace tb::ui
