@@ -16,8 +16,10 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,11 +28,13 @@
 #include <memory>
 
 #include "tb/config/validation.hpp"
+#include "ui/application_identity.h"
 #include "ui/catalog_session.h"
 #include "ui/optimizations/artifact_preview.h"
 #include "ui/optimizations/file_viewer_dialog.h"
 #include "ui/optimizations/finding_filter_proxy.h"
 #include "ui/optimizations/finding_table_model.h"
+#include "ui/optimizations/line_numbered_view.h"
 #include "ui/optimizations/optimization_form.h"
 #include "ui/optimizations/optimizations_page.h"
 #include "ui/optimizations/validation_panel.h"
@@ -386,6 +390,22 @@ class OptimizationsPageTest : public QObject {
     QSignalSpy finished(page_->validationPanel(), &tb::ui::ValidationPanel::validationFinished);
     QVERIFY(finished.wait(20000));
     QVERIFY(findingRow(QStringLiteral("bad_ifname.env"), "nccl-socket-ifname") >= 0);
+  }
+
+  void chosenPreviewTabSurvivesARestart() {
+    TB_COMPARE_ENUM(page_->preview()->currentKind(), ArtifactKind::Env);  // the first start
+    QTabWidget* tabs = page_->preview()->tabs();
+    tabs->setCurrentIndex(3);  // as a click on the tab does
+    QVERIFY(page_->preview()->currentKind() == ArtifactKind::DeepSpeed);
+    makePage();
+    QCOMPARE(page_->preview()->tabs()->currentIndex(), 3);
+    QVERIFY(page_->preview()->currentKind() == ArtifactKind::DeepSpeed);
+
+    // A hand-edited or older file's unknown name falls back to the first tab.
+    QSettings(tb::ui::organizationName(), tb::ui::applicationName())
+        .setValue(QStringLiteral("optimizations/previewTab"), QStringLiteral("helm"));
+    makePage();
+    QCOMPARE(page_->preview()->tabs()->currentIndex(), 0);
   }
 
   // The main window must fit a 1366x768 laptop screen, so the page may not

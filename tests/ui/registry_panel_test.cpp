@@ -6,11 +6,6 @@
 // server, on a machine without a keychain service (D-Bus pointed nowhere).
 #include "ui/image/registry_panel.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -25,12 +20,12 @@
 #include <memory>
 
 #include "registry_test_support.hpp"
+#include "silent_socket.hpp"
 #include "tb/compat/verdict.hpp"
 #include "tb/registry/http_transport.hpp"
 #include "ui/image/host_panel.h"
 #include "ui/image/registry_arch_delegate.h"
 #include "ui/image/registry_credential_store.h"
-#include "ui/image/registry_declaration.h"
 #include "ui/image/registry_lookup.h"
 #include "ui/image/registry_tag_model.h"
 #include "ui/image/registry_tag_sort_proxy.h"
@@ -49,31 +44,6 @@ const QStringList kTwoPlatformTags{QStringLiteral("30.03-serverless"),
                                    QStringLiteral("30.10-serverless"), QStringLiteral("30.9-rc"),
                                    QStringLiteral("29.12-serverless")};
 const QString kAmd64OnlyTag = QStringLiteral("30.01-amd64");
-
-/// A socket on 127.0.0.1 that the kernel accepts connections for (backlog)
-/// but that never sends a byte: a registry that hangs.
-class SilentListener {
- public:
-  SilentListener() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    bind(fd_, reinterpret_cast<sockaddr*>(&address), length);
-    listen(fd_, 8);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-  }
-  ~SilentListener() { close(fd_); }
-  SilentListener(const SilentListener&) = delete;
-  SilentListener& operator=(const SilentListener&) = delete;
-  [[nodiscard]] QString host() const { return QStringLiteral("127.0.0.1:%1").arg(port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 // Re-tags the amd64 image manifest alone, so one tag has a single platform.
 tb::Status tagSinglePlatform(const std::string& host, const std::string& digest,
@@ -222,8 +192,9 @@ class RegistryPanelTest : public QObject {
   }
 
   void cancelDuringASlowRefreshReturnsPromptly() {
-    SilentListener silent;
-    pointAt(silent.host());
+    const rt::SilentSocket silent;
+    QVERIFY2(silent.error().empty(), silent.error().c_str());
+    pointAt(QString::fromStdString(silent.host()));
     QTest::mouseClick(panel_->refreshButton(), Qt::LeftButton);
     QVERIFY(panel_->isBusy());
     QVERIFY(panel_->busyIndicator()->isVisible());
@@ -330,7 +301,8 @@ class RegistryPanelTest : public QObject {
     QVERIFY2(panel_->storageLabel()->text().contains(QStringLiteral("this session only")),
              qPrintable(panel_->storageLabel()->text()));
     // ...and another panel of this session finds it again.
-    RegistryPanel second(*harness_->session, nullptr, QStringLiteral("TrainBench Studio test"));
+    RegistryPanel second(*harness_->session, tb::ui::SettingsAccess::ReadOnly, nullptr,
+                         QStringLiteral("TrainBench Studio test"));
     second.hostCombo()->setEditText(host);
     QTRY_COMPARE(second.userEdit()->text(), QStringLiteral("alice"));
     QCOMPARE(second.secretEdit()->text(), secret);
@@ -375,9 +347,45 @@ class RegistryPanelTest : public QObject {
     QVERIFY(tb::ui::tagOlderThan("25.09", "25.10"));
     QVERIFY(tb::ui::tagOlderThan("25.10", "25.10-serverless"));
     QVERIFY(!tb::ui::tagOlderThan("25.10", "25.10"));
-    QCOMPARE(tb::ui::catalogReleaseForTag(harness_->session->catalog(), "30.02-serverless")->tag,
-             std::string("30.02"));
-    QVERIFY(tb::ui::catalogReleaseForTag(harness_->session->catalog(), "30.020") == nullptr);
+  }
+
+  // Issue 8's review: host, repository and user were forgotten on restart.
+  void aWorkingConnectionIsRememberedWithoutItsSecret() {
+    const QString host = registryHost();
+    pointAt(host);
+    panel_->userEdit()->setText(QStringLiteral("bob"));
+    panel_->secretEdit()->setText(QString::fromLatin1(rt::kSecretPassword));
+    refreshAndWait();
+    QVERIFY2(panel_->tagProxy()->rowCount() > 0, qPrintable(panel_->statusLabel()->text()));
+    // A call that fails is not remembered over the one that worked.
+    pointAt(QStringLiteral("127.0.0.1:%1").arg(rt::freeLoopbackPort()));
+    refreshAndWait();
+
+    RegistryPanel restarted(*harness_->session, tb::ui::SettingsAccess::ReadWrite, nullptr,
+                            QStringLiteral("TrainBench Studio test"));
+    QCOMPARE(restarted.hostCombo()->currentText(), host);
+    QCOMPARE(restarted.repositoryEdit()->text(), QString::fromLatin1(rt::kRepository));
+    QCOMPARE(restarted.userEdit()->text(), QStringLiteral("bob"));
+    QFile settings(tb::ui::StudioSettings::fileName());
+    QVERIFY(settings.open(QIODevice::ReadOnly));
+    const QByteArray stored = settings.readAll();
+    QVERIFY(stored.contains("registry"));
+    QVERIFY(!stored.contains(rt::kSecretPassword));
+  }
+
+  void aReadOnlyPanelRemembersNothing() {
+    RegistryPanel readOnly(*harness_->session, tb::ui::SettingsAccess::ReadOnly, nullptr,
+                           QStringLiteral("TrainBench Studio test"));
+    const QString defaultHost = readOnly.hostCombo()->currentText();
+    readOnly.hostCombo()->setEditText(registryHost());
+    readOnly.repositoryEdit()->setText(QString::fromLatin1(rt::kRepository));
+    readOnly.plainHttpBox()->setChecked(true);
+    readOnly.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(!readOnly.isBusy(), kCallTimeoutMs);
+    QVERIFY(readOnly.tagProxy()->rowCount() > 0);
+    RegistryPanel restarted(*harness_->session, tb::ui::SettingsAccess::ReadWrite, nullptr,
+                            QStringLiteral("TrainBench Studio test"));
+    QCOMPARE(restarted.hostCombo()->currentText(), defaultHost);
   }
 
   // Last: the Image page with the panel filled, for docs/images when

@@ -29,6 +29,7 @@
 #include "ui/runs/run_sort_proxy.h"
 #include "ui/runs/run_table_model.h"
 #include "ui/runs/runs_page.h"
+#include "ui/studio_settings.h"
 #include "ui_test_support.h"
 
 using tb::runs::RunState;
@@ -64,12 +65,13 @@ class RunsPageTest : public QObject {
 
  private:
   tb::ui::test::TestSandbox sandbox_;
+  tb::ui::StudioSettings settings_;
   std::unique_ptr<tb::ui::RunsPage> page_;
 
   tb::ui::RunsPage& page() { return *page_; }
 
   void makePage() {
-    page_ = std::make_unique<tb::ui::RunsPage>();
+    page_ = std::make_unique<tb::ui::RunsPage>(settings_);
     page_->resize(1400, 900);
     page_->show();
     page().form()->setPreset(QStringLiteral("tiny"));
@@ -84,6 +86,7 @@ class RunsPageTest : public QObject {
 
   void init() {
     qputenv("TRAINBENCH_BINARY", QByteArrayLiteral(TB_TRAINBENCH_BINARY));
+    tb::ui::test::clearStudioSettings();  // the form remembers the last test's choices
     makePage();
   }
 

@@ -35,7 +35,7 @@ ImagePage::ImagePage(CatalogSession& session, StudioSettings& settings, QWidget*
   banner_ = new VerdictBanner(this);
   details_ = new ReleaseDetailsView(this);
   matrixPanel_ = new FleetMatrixPanel(session_, this);
-  registryPanel_ = new RegistryPanel(session_, this);
+  registryPanel_ = new RegistryPanel(session_, settings_.access(), this);
 
   auto* releases = new QSplitter(Qt::Horizontal, this);
   releases->setChildrenCollapsible(false);

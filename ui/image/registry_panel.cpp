@@ -1,28 +1,21 @@
 // The panel keeps no registry state of its own beyond the last answer: the
 // fields say what the next call asks, the runner does it off the GUI thread,
 // and the outcome replaces the tag list or the declaration. Credentials go
-// from the fields to the client and to RegistryCredentialStore only; no
-// message the panel shows is built from them.
+// from RegistryConnectionFields to the client and back to the fields' store
+// only; no message the panel shows is built from them.
 #include "ui/image/registry_panel.h"
 
-#include <QCheckBox>
-#include <QComboBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "tb/registry/image_reference.hpp"
 #include "ui/catalog_session.h"
 #include "ui/image/registry_arch_delegate.h"
-#include "ui/image/registry_credential_store.h"
-#include "ui/image/registry_endpoints.h"
 #include "ui/image/registry_messages.h"
 #include "ui/image/registry_tag_model.h"
 #include "ui/image/registry_tag_sort_proxy.h"
@@ -51,84 +44,21 @@ std::vector<RegistryTagRow> toRows(const std::vector<TagPlatforms>& tags) {
 
 }  // namespace
 
-RegistryPanel::RegistryPanel(CatalogSession& session, QWidget* parent,
+RegistryPanel::RegistryPanel(CatalogSession& session, SettingsAccess access, QWidget* parent,
                              const QString& keychainService)
     : QGroupBox(tr("Registry"), parent), session_(session) {
   setObjectName(QStringLiteral("registryPanel"));
   runner_ = new RegistryRunner(this);
-  store_ = new RegistryCredentialStore(keychainService, this);
+  fields_ = new RegistryConnectionFields(session_, access, keychainService, this);
 
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(buildConnectionFields());
+  layout->addWidget(fields_);
   layout->addWidget(buildTagList(), 1);
 
   connect(runner_, &RegistryRunner::started, this, [this] { setRunning(true); });
   connect(runner_, &RegistryRunner::progress, status_, &QLabel::setText);
   connect(runner_, &RegistryRunner::finished, this, &RegistryPanel::onFinished);
-  connect(store_, &RegistryCredentialStore::storageChanged, this,
-          [this] { storageNote_->setText(store_->storageNote()); });
-  connect(store_, &RegistryCredentialStore::loaded, this,
-          [this](const QString& host, const QString& username, const QString& secret) {
-            // Never overwrite what the user is typing.
-            if (host != host_->currentText().trimmed() || !user_->text().isEmpty()) return;
-            user_->setText(username);
-            secret_->setText(secret);
-          });
-  fillEndpoints();
-  onHostChanged();
   setRunning(false);
-}
-
-QWidget* RegistryPanel::buildConnectionFields() {
-  auto* fields = new QWidget(this);
-  host_ = new QComboBox(fields);
-  host_->setObjectName(QStringLiteral("registryHost"));
-  host_->setEditable(true);
-  host_->setInsertPolicy(QComboBox::NoInsert);
-  host_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  host_->setMinimumContentsLength(24);
-  repository_ = new QLineEdit(fields);
-  repository_->setObjectName(QStringLiteral("registryRepository"));
-  user_ = new QLineEdit(fields);
-  user_->setObjectName(QStringLiteral("registryUser"));
-  user_->setPlaceholderText(tr("anonymous"));
-  secret_ = new QLineEdit(fields);
-  secret_->setObjectName(QStringLiteral("registrySecret"));
-  secret_->setEchoMode(QLineEdit::Password);
-  secret_->setPlaceholderText(tr("password or access token"));
-  plainHttp_ = new QCheckBox(tr("Plain HTTP, no TLS (registry on this machine only)"), fields);
-  plainHttp_->setObjectName(QStringLiteral("registryPlainHttp"));
-  insecureWarning_ = makeNote(fields, QStringLiteral("registryInsecureWarning"));
-  QFont loud = insecureWarning_->font();
-  loud.setBold(true);
-  insecureWarning_->setFont(loud);
-  QPalette warningPalette = insecureWarning_->palette();
-  warningPalette.setColor(QPalette::WindowText, QColor(0xc5, 0x30, 0x30));
-  insecureWarning_->setPalette(warningPalette);
-  storageNote_ = makeNote(fields, QStringLiteral("registryStorageNote"));
-  storageNote_->setText(store_->storageNote());
-  storageNote_->setForegroundRole(QPalette::PlaceholderText);
-
-  auto* credentials = new QHBoxLayout;
-  credentials->addWidget(user_, 2);
-  credentials->addWidget(secret_, 3);
-  auto* form = new QFormLayout(fields);
-  form->setContentsMargins(0, 0, 0, 0);
-  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-  form->addRow(tr("Registry"), host_);
-  form->addRow(tr("Repository"), repository_);
-  form->addRow(tr("Sign in"), credentials);
-  form->addRow(QString(), storageNote_);
-  form->addRow(QString(), plainHttp_);
-  form->addRow(QString(), insecureWarning_);
-
-  connect(host_, &QComboBox::currentTextChanged, this, &RegistryPanel::onHostChanged);
-  connect(host_, qOverload<int>(&QComboBox::activated), this, [this](int row) {
-    const QString repository = host_->itemData(row).toString();
-    if (!repository.isEmpty()) repository_->setText(repository);
-  });
-  connect(plainHttp_, &QCheckBox::toggled, this, &RegistryPanel::onHostChanged);
-  return fields;
 }
 
 QWidget* RegistryPanel::buildTagList() {
@@ -203,45 +133,6 @@ QWidget* RegistryPanel::buildTagList() {
   return box;
 }
 
-void RegistryPanel::fillEndpoints() {
-  for (const RegistryEndpoint& endpoint : registryEndpoints(session_.catalog())) {
-    host_->addItem(endpoint.host, endpoint.repository);
-    host_->setItemData(host_->count() - 1, endpoint.description, Qt::ToolTipRole);
-  }
-  if (host_->count() > 0) {
-    host_->setCurrentIndex(0);
-    repository_->setText(host_->itemData(0).toString());
-  }
-}
-
-void RegistryPanel::onHostChanged() {
-  const QString host = host_->currentText().trimmed();
-  const bool loopback = tb::registry::isLoopbackRegistry(toStdString(host));
-  plainHttp_->setEnabled(loopback);
-  if (!loopback && plainHttp_->isChecked()) plainHttp_->setChecked(false);
-  insecureWarning_->setVisible(plainHttp_->isChecked());
-  insecureWarning_->setText(
-      tr("INSECURE: plain HTTP to %1 without TLS; the password and the answers travel "
-         "unencrypted. Allowed only because %1 is this machine.")
-          .arg(host));
-  if (host != lastHost_) {
-    lastHost_ = host;
-    store_->load(host);
-  }
-}
-
-RegistryLookupTarget RegistryPanel::target() const {
-  RegistryLookupTarget target;
-  target.host = toStdString(host_->currentText().trimmed());
-  target.repository = toStdString(repository_->text().trimmed());
-  if (!user_->text().trimmed().isEmpty()) {
-    target.credentials = tb::registry::Credentials{toStdString(user_->text().trimmed()),
-                                                   toStdString(secret_->text())};
-  }
-  target.plainHttp = plainHttp_->isChecked();
-  return target;
-}
-
 void RegistryPanel::refresh() {
   inFlight_ = target();
   if (inFlight_.repository.empty()) {
@@ -278,11 +169,8 @@ void RegistryPanel::onFinished(const RegistryOutcome& outcome) {
     updateButtons();
     return;
   }
-  // The call worked, so the credentials it used are worth keeping.
-  if (inFlight_.credentials) {
-    store_->save(toQString(inFlight_.host), toQString(inFlight_.credentials->username),
-                 toQString(inFlight_.credentials->password));
-  }
+  // The call worked, so where it went and the credentials it used are worth keeping.
+  fields_->remember(inFlight_);
   if (outcome.kind == RegistryOutcome::Kind::Tags) {
     onTagsListed(outcome);
   } else {
@@ -296,7 +184,7 @@ void RegistryPanel::onTagsListed(const RegistryOutcome& outcome) {
   const auto known = std::count_if(outcome.tags.begin(), outcome.tags.end(),
                                    [](const TagPlatforms& tag) { return tag.platformsKnown; });
   const auto count = static_cast<int>(outcome.tags.size());
-  const QString where = outcome.host + QLatin1Char('/') + repository_->text().trimmed();
+  const QString where = outcome.host + QLatin1Char('/') + toQString(inFlight_.repository);
   QString text =
       count == 1 ? tr("1 tag in %1").arg(where) : tr("%1 tags in %2").arg(count).arg(where);
   if (static_cast<std::size_t>(known) < outcome.tags.size()) {
@@ -310,7 +198,7 @@ void RegistryPanel::onTagsListed(const RegistryOutcome& outcome) {
 
 void RegistryPanel::onTagInspected(const RegistryOutcome& outcome) {
   const tb::catalog::Release* release =
-      catalogReleaseForTag(session_.catalog(), toStdString(outcome.tag));
+      tb::registry::catalogReleaseForTag(session_.catalog(), toStdString(outcome.tag));
   active_ = ActiveDeclaration{outcome.tag, release ? toQString(release->tag) : QString(),
                               *outcome.inspection};
   declaration_->setText(tr("%1 declares:\n%2\nThe verdict above now uses these values.")
@@ -334,13 +222,15 @@ void RegistryPanel::clearDeclaration() {
   Q_EMIT declarationChanged();
 }
 
-std::optional<DeclaredRelease> RegistryPanel::declaredRelease(tb::catalog::CpuArch arch) const {
+std::optional<tb::registry::DeclaredRelease> RegistryPanel::declaredRelease(
+    tb::catalog::CpuArch arch) const {
   if (!active_) return std::nullopt;
   const tb::catalog::Release* release =
       active_->catalogTag.isEmpty()
           ? nullptr
           : session_.catalog().findRelease(toStdString(active_->catalogTag));
-  return applyDeclaration(release, active_->inspection, toStdString(active_->registryTag), arch);
+  return tb::registry::applyDeclaration(release, active_->inspection,
+                                        toStdString(active_->registryTag), arch);
 }
 
 void RegistryPanel::setRunning(bool running) {

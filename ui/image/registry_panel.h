@@ -10,7 +10,8 @@
 #include <optional>
 
 #include "tb/catalog/catalog.hpp"
-#include "ui/image/registry_declaration.h"
+#include "tb/registry/image_declaration.hpp"
+#include "ui/image/registry_connection_fields.h"
 #include "ui/image/registry_runner.h"
 
 class QCheckBox;
@@ -24,7 +25,6 @@ class QTableView;
 namespace tb::ui {
 
 class CatalogSession;
-class RegistryCredentialStore;
 class RegistryTagModel;
 class RegistryTagSortProxy;
 
@@ -33,12 +33,15 @@ class RegistryPanel : public QGroupBox {
   Q_OBJECT
 
  public:
+  /// `access` says whether a working connection may be remembered;
   /// `keychainService` names the keychain entries (tests pass their own).
-  explicit RegistryPanel(CatalogSession& session, QWidget* parent = nullptr,
+  explicit RegistryPanel(CatalogSession& session, SettingsAccess access,
+                         QWidget* parent = nullptr,
                          const QString& keychainService = QStringLiteral("TrainBench Studio"));
 
   /// The checked tag's declaration applied for `arch`, while one is active.
-  [[nodiscard]] std::optional<DeclaredRelease> declaredRelease(tb::catalog::CpuArch arch) const;
+  [[nodiscard]] std::optional<tb::registry::DeclaredRelease> declaredRelease(
+      tb::catalog::CpuArch arch) const;
   /// The user chose `catalogTag` in the release table: a declaration of
   /// another release stops applying.
   void releaseChosen(const QString& catalogTag);
@@ -47,15 +50,16 @@ class RegistryPanel : public QGroupBox {
 
   [[nodiscard]] bool isBusy() const noexcept { return runner_->isRunning(); }
   /// The request the fields describe now (credentials included).
-  [[nodiscard]] RegistryLookupTarget target() const;
+  [[nodiscard]] RegistryLookupTarget target() const { return fields_->target(); }
 
-  [[nodiscard]] QComboBox* hostCombo() const { return host_; }
-  [[nodiscard]] QLineEdit* repositoryEdit() const { return repository_; }
-  [[nodiscard]] QLineEdit* userEdit() const { return user_; }
-  [[nodiscard]] QLineEdit* secretEdit() const { return secret_; }
-  [[nodiscard]] QCheckBox* plainHttpBox() const { return plainHttp_; }
-  [[nodiscard]] QLabel* insecureWarning() const { return insecureWarning_; }
-  [[nodiscard]] QLabel* storageLabel() const { return storageNote_; }
+  [[nodiscard]] RegistryConnectionFields* connectionFields() const { return fields_; }
+  [[nodiscard]] QComboBox* hostCombo() const { return fields_->hostCombo(); }
+  [[nodiscard]] QLineEdit* repositoryEdit() const { return fields_->repositoryEdit(); }
+  [[nodiscard]] QLineEdit* userEdit() const { return fields_->userEdit(); }
+  [[nodiscard]] QLineEdit* secretEdit() const { return fields_->secretEdit(); }
+  [[nodiscard]] QCheckBox* plainHttpBox() const { return fields_->plainHttpBox(); }
+  [[nodiscard]] QLabel* insecureWarning() const { return fields_->insecureWarning(); }
+  [[nodiscard]] QLabel* storageLabel() const { return fields_->storageLabel(); }
   [[nodiscard]] QPushButton* refreshButton() const { return refresh_; }
   [[nodiscard]] QPushButton* cancelButton() const { return cancel_; }
   [[nodiscard]] QProgressBar* busyIndicator() const { return busy_; }
@@ -65,7 +69,9 @@ class RegistryPanel : public QGroupBox {
   [[nodiscard]] QPushButton* checkButton() const { return check_; }
   [[nodiscard]] QPushButton* useCatalogButton() const { return useCatalog_; }
   [[nodiscard]] QLabel* declarationLabel() const { return declaration_; }
-  [[nodiscard]] RegistryCredentialStore* credentialStore() const { return store_; }
+  [[nodiscard]] RegistryCredentialStore* credentialStore() const {
+    return fields_->credentialStore();
+  }
 
  public Q_SLOTS:
   void refresh();
@@ -84,10 +90,7 @@ class RegistryPanel : public QGroupBox {
     tb::registry::ImageInspection inspection;
   };
 
-  QWidget* buildConnectionFields();
   QWidget* buildTagList();
-  void fillEndpoints();
-  void onHostChanged();
   void onFinished(const RegistryOutcome& outcome);
   void onTagsListed(const RegistryOutcome& outcome);
   void onTagInspected(const RegistryOutcome& outcome);
@@ -97,16 +100,9 @@ class RegistryPanel : public QGroupBox {
 
   CatalogSession& session_;
   RegistryRunner* runner_ = nullptr;
-  RegistryCredentialStore* store_ = nullptr;
+  RegistryConnectionFields* fields_ = nullptr;
   RegistryTagModel* model_ = nullptr;
   RegistryTagSortProxy* proxy_ = nullptr;
-  QComboBox* host_ = nullptr;
-  QLineEdit* repository_ = nullptr;
-  QLineEdit* user_ = nullptr;
-  QLineEdit* secret_ = nullptr;
-  QCheckBox* plainHttp_ = nullptr;
-  QLabel* insecureWarning_ = nullptr;
-  QLabel* storageNote_ = nullptr;
   QPushButton* refresh_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QProgressBar* busy_ = nullptr;
@@ -116,8 +112,7 @@ class RegistryPanel : public QGroupBox {
   QPushButton* useCatalog_ = nullptr;
   QLabel* declaration_ = nullptr;
   std::optional<ActiveDeclaration> active_;
-  RegistryLookupTarget inFlight_;  ///< what the running call asked, to store its credentials
-  QString lastHost_;
+  RegistryLookupTarget inFlight_;  ///< what the running call asked, to remember if it works
 };
 
 }  // namespace tb::ui

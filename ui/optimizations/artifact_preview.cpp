@@ -21,6 +21,7 @@
 
 #include "tb/common/atomic_file.hpp"
 #include "ui/optimizations/artifact_highlighter.h"
+#include "ui/optimizations/line_numbered_view.h"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
@@ -39,7 +40,7 @@ ArtifactPreview::ArtifactPreview(QWidget* parent) : QWidget(parent) {
   tabs_->setDocumentMode(true);
   const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   for (const tb::config::ArtifactKind kind : tb::config::allArtifactKinds()) {
-    auto* editor = new QPlainTextEdit(tabs_);
+    auto* editor = new LineNumberedView(tabs_);
     const QString name = toQString(tb::config::toString(kind));
     editor->setObjectName(QStringLiteral("preview-") + name);
     editor->setReadOnly(true);
@@ -79,6 +80,8 @@ ArtifactPreview::ArtifactPreview(QWidget* parent) : QWidget(parent) {
   layout->addWidget(tabs_, 1);
 
   connect(copy_, &QPushButton::clicked, this, &ArtifactPreview::copyCurrent);
+  connect(tabs_, &QTabWidget::currentChanged, this,
+          [this] { Q_EMIT currentKindChanged(currentKind()); });
   connect(save_, &QPushButton::clicked, this, &ArtifactPreview::chooseFolderAndSave);
 }
 
@@ -118,6 +121,14 @@ QString ArtifactPreview::text(tb::config::ArtifactKind kind) const {
 
 void ArtifactPreview::showKind(tb::config::ArtifactKind kind) {
   tabs_->setCurrentIndex(static_cast<int>(indexOf(kind)));
+}
+
+tb::config::ArtifactKind ArtifactPreview::currentKind() const {
+  const auto& kinds = tb::config::allArtifactKinds();
+  const int index = tabs_->currentIndex();
+  return index >= 0 && static_cast<std::size_t>(index) < kinds.size()
+             ? kinds[static_cast<std::size_t>(index)]
+             : kinds.front();
 }
 
 void ArtifactPreview::copyCurrent() {

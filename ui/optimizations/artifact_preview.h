@@ -37,6 +37,8 @@ class ArtifactPreview : public QWidget {
   [[nodiscard]] QString text(tb::config::ArtifactKind kind) const;
   /// Shows the tab of `kind`.
   void showKind(tb::config::ArtifactKind kind);
+  /// The kind of the tab shown.
+  [[nodiscard]] tb::config::ArtifactKind currentKind() const;
   [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
 
   /// Copies the current tab's file to the clipboard.
@@ -48,6 +50,8 @@ class ArtifactPreview : public QWidget {
  Q_SIGNALS:
   /// One line for the page's status line.
   void statusMessage(const QString& text, bool isError);
+  /// The user (or showKind) switched to another tab.
+  void currentKindChanged(tb::config::ArtifactKind kind);
 
  private:
   void chooseFolderAndSave();

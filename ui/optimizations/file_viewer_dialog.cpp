@@ -8,11 +8,11 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QTextBlock>
 #include <QVBoxLayout>
 
 #include "ui/optimizations/artifact_highlighter.h"
+#include "ui/optimizations/line_numbered_view.h"
 
 namespace tb::ui {
 namespace {
@@ -28,9 +28,12 @@ FileViewerDialog::FileViewerDialog(QWidget* parent) : QDialog(parent) {
   header_ = new QLabel(this);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   header_->setWordWrap(true);
-  editor_ = new QPlainTextEdit(this);
+  editor_ = new LineNumberedView(this);
   editor_->setObjectName(QStringLiteral("fileViewerText"));
   editor_->setReadOnly(true);
+  // Arrow keys move the cursor, so the current-line band can be walked
+  // from the finding to the lines around it.
+  editor_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
   editor_->setLineWrapMode(QPlainTextEdit::NoWrap);
   editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
@@ -71,18 +74,9 @@ QString FileViewerDialog::highlightedText() const {
 
 void FileViewerDialog::highlightLine(int line) {
   line_ = line;
-  if (line <= 0) {
-    editor_->setExtraSelections({});
-    return;
-  }
-  QTextEdit::ExtraSelection selection;
-  QColor colour = palette().color(QPalette::Highlight);
-  colour.setAlpha(70);
-  selection.format.setBackground(colour);
-  selection.format.setProperty(QTextFormat::FullWidthSelection, true);
-  selection.cursor = QTextCursor(editor_->document()->findBlockByNumber(line - 1));
-  editor_->setExtraSelections({selection});
-  editor_->setTextCursor(selection.cursor);
+  editor_->setMarkedLine(line);
+  if (line <= 0) return;
+  editor_->setTextCursor(QTextCursor(editor_->document()->findBlockByNumber(line - 1)));
   editor_->centerCursor();
 }
 

@@ -9,13 +9,13 @@
 #include "tb/config/validation.hpp"
 
 class QLabel;
-class QPlainTextEdit;
 
 namespace tb::ui {
 
 class ArtifactHighlighter;
+class LineNumberedView;
 
-/// A read-only view of one file with one line highlighted.
+/// A read-only view of one file, with line numbers and one line highlighted.
 class FileViewerDialog : public QDialog {
   Q_OBJECT
 
@@ -31,13 +31,13 @@ class FileViewerDialog : public QDialog {
   [[nodiscard]] int highlightedLine() const noexcept { return line_; }
   /// The highlighted line's text, empty when none.
   [[nodiscard]] QString highlightedText() const;
-  [[nodiscard]] QPlainTextEdit* editor() const { return editor_; }
+  [[nodiscard]] LineNumberedView* editor() const { return editor_; }
 
  private:
   void highlightLine(int line);
 
   QLabel* header_ = nullptr;
-  QPlainTextEdit* editor_ = nullptr;
+  LineNumberedView* editor_ = nullptr;
   ArtifactHighlighter* highlighter_ = nullptr;
   QString path_;
   int line_ = 0;

@@ -57,6 +57,9 @@ OptimizationChoices OptimizationSettings::load() const {
   c.seqLength = intIn(settings, "seqLength", c.seqLength, 1, 1 << 20);
   c.jobName = toStdString(text(settings, "jobName", c.jobName));
   choices.validationFiles = settings.value(key("validationFiles")).toStringList();
+  const auto tab = tb::config::parseArtifactKind(
+      toStdString(settings.value(key("previewTab")).toString()));
+  if (tab) choices.previewTab = *tab;
   return choices;
 }
 
@@ -81,6 +84,7 @@ void OptimizationSettings::save(const OptimizationChoices& choices) const {
   settings.setValue(key("seqLength"), c.seqLength);
   settings.setValue(key("jobName"), toQString(c.jobName));
   settings.setValue(key("validationFiles"), choices.validationFiles);
+  settings.setValue(key("previewTab"), toQString(tb::config::toString(choices.previewTab)));
 }
 
 }  // namespace tb::ui

@@ -6,6 +6,7 @@
 
 #include <QStringList>
 
+#include "tb/config/artifacts.hpp"
 #include "tb/config/image_config.hpp"
 #include "ui/studio_settings.h"
 
@@ -15,6 +16,8 @@ namespace tb::ui {
 struct OptimizationChoices {
   tb::config::ImageConfig config;  ///< `tag` is not stored: the session owns the release
   QStringList validationFiles;     ///< absolute paths
+  /// The preview tab last shown.
+  tb::config::ArtifactKind previewTab = tb::config::ArtifactKind::Env;
 };
 
 /// Reads and writes the "optimizations/" group of the organization's

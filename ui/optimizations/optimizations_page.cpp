@@ -108,12 +108,14 @@ OptimizationsPage::OptimizationsPage(CatalogSession& session, const StudioSettin
   const OptimizationChoices choices = settings_.load();
   form_->setConfig(choices.config);
   validation_->setFiles(choices.validationFiles);
+  preview_->showKind(choices.previewTab);
 
   connect(form_, &OptimizationForm::configChanged, this, [this] {
     regenerate();
     saveChoices();
   });
   connect(preview_, &ArtifactPreview::statusMessage, this, &OptimizationsPage::showStatus);
+  connect(preview_, &ArtifactPreview::currentKindChanged, this, [this] { saveChoices(); });
   connect(validation_, &ValidationPanel::filesChanged, this, [this] { saveChoices(); });
   connect(validation_, &ValidationPanel::busyChanged, this, &OptimizationsPage::busyChanged);
   connect(&session_, &CatalogSession::selectedReleaseChanged, this,
@@ -242,6 +244,7 @@ void OptimizationsPage::saveChoices() const {
   OptimizationChoices choices;
   choices.config = form_->config();
   choices.validationFiles = validation_->files();
+  choices.previewTab = preview_->currentKind();
   settings_.save(choices);
 }
 

@@ -1,15 +1,21 @@
 // The recompute field is an editable combo: the common policies are one click
 // away, and `layers:K` (or what the Memory page recommends) can be typed. Its
 // text is checked here with the CLI's grammar so a typo is caught before the
-// child starts, but passed through unchanged.
+// child starts, but passed through unchanged. A data file is checked for
+// existence only: reading it is the engine's job, and its message names it.
 #include "ui/runs/run_form.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -47,6 +53,8 @@ const QRegularExpression& recomputeGrammar() {
   return grammar;
 }
 
+const QString kFileData = QStringLiteral("file");
+
 QSpinBox* makeSpin(int minimum, int maximum, const QString& objectName) {
   auto* spin = new QSpinBox;
   spin->setRange(minimum, maximum);
@@ -64,6 +72,9 @@ RunForm::RunForm(QWidget* parent)
       threads_(makeSpin(0, 1024, QStringLiteral("runThreads"))),
       recompute_(new QComboBox),
       budgetMiB_(makeSpin(0, 16 * 1024 * 1024, QStringLiteral("runMemoryBudget"))),
+      data_(new QComboBox),
+      dataFile_(new QLineEdit),
+      browse_(new QPushButton(tr("Browse\u2026"))),
       summary_(new QLabel) {
   preset_->setObjectName(QStringLiteral("runPreset"));
   preset_->addItems(toQStringList(tb::model::presetNames()));
@@ -86,6 +97,20 @@ RunForm::RunForm(QWidget* parent)
   auto* runForm = new QFormLayout(runBox);
   steps_->setValue(200);
   runForm->addRow(tr("Steps"), steps_);
+  data_->setObjectName(QStringLiteral("runData"));
+  data_->addItem(tr("Random tokens"), QStringLiteral("random"));
+  data_->addItem(tr("Learnable synthetic task"), QStringLiteral("synthetic"));
+  data_->addItem(tr("Text file (bytes as tokens)"), kFileData);
+  data_->setToolTip(tr("Random tokens measure speed; the synthetic task shows the loss "
+                       "falling; a text file trains on its bytes with a held-out split."));
+  runForm->addRow(tr("Data"), data_);
+  dataFile_->setObjectName(QStringLiteral("runDataFile"));
+  dataFile_->setPlaceholderText(tr("a plain text file"));
+  browse_->setObjectName(QStringLiteral("runDataBrowse"));
+  auto* fileRow = new QHBoxLayout;
+  fileRow->addWidget(dataFile_, 1);
+  fileRow->addWidget(browse_);
+  runForm->addRow(QString(), fileRow);
   threads_->setSpecialValueText(tr("physical cores"));
   threads_->setToolTip(tr("Intra-op threads of the engine; the default is one per physical core."));
   runForm->addRow(tr("Threads"), threads_);
@@ -111,6 +136,7 @@ RunForm::RunForm(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(modelBox);
   layout->addWidget(runBox);
+  layout->addWidget(buildEngineBox());
   layout->addWidget(summary_);
 
   connect(preset_, &QComboBox::currentIndexChanged, this, &RunForm::onPresetChosen);
@@ -118,8 +144,44 @@ RunForm::RunForm(QWidget* parent)
     connect(spin, &QSpinBox::valueChanged, this, &RunForm::refreshSummary);
   }
   connect(recompute_, &QComboBox::currentTextChanged, this, &RunForm::refreshSummary);
+  connect(data_, &QComboBox::currentIndexChanged, this, &RunForm::onDataChosen);
+  connect(dataFile_, &QLineEdit::textChanged, this, &RunForm::refreshSummary);
+  connect(browse_, &QPushButton::clicked, this, &RunForm::chooseDataFile);
+  for (QComboBox* combo : {device_, runtime_}) {
+    connect(combo, &QComboBox::currentIndexChanged, this, &RunForm::refreshSummary);
+  }
+  connect(compile_, &QCheckBox::toggled, this, &RunForm::refreshSummary);
   setPreset(QStringLiteral("tiny"));
+  onDataChosen();
   onPresetChosen();
+}
+
+QWidget* RunForm::buildEngineBox() {
+  auto* box = new QGroupBox(tr("Engine"));
+  auto* form = new QFormLayout(box);
+  runtime_ = new QComboBox;
+  runtime_->setObjectName(QStringLiteral("runRuntime"));
+  runtime_->addItem(tr("Tuned (AC2)"), QStringLiteral("tuned"));
+  runtime_->addItem(tr("Stock"), QStringLiteral("stock"));
+  runtime_->setToolTip(tr("Tuned: threads sized to the cores, the fastest matrix-product path, "
+                          "fewer host syncs, flat gradients. Stock: the framework's defaults "
+                          "(the ablation's Base)."));
+  form->addRow(tr("Runtime"), runtime_);
+  compile_ = new QCheckBox(tr("Compiled step (fused operators)"));
+  compile_->setObjectName(QStringLiteral("runCompile"));
+  compile_->setToolTip(tr("Fused RMSNorm, RoPE, SwiGLU, attention, output projection with "
+                          "cross-entropy and AdamW (the ablation's +CompilerOpt)."));
+  form->addRow(QString(), compile_);
+  device_ = new QComboBox;
+  device_->setObjectName(QStringLiteral("runDevice"));
+  device_->addItem(tr("CPU"), QStringLiteral("cpu"));
+  device_->addItem(tr("CUDA GPU"), QStringLiteral("cuda"));
+  // Whether the engine was built with CUDA is known only to the engine, so
+  // CUDA is offered and a build without it ends the run with its own reason.
+  device_->setToolTip(tr("CUDA needs a trainbench built with CUDA LibTorch and a GPU; "
+                         "otherwise the run stops at once and says why."));
+  form->addRow(tr("Device"), device_);
+  return box;
 }
 
 ModelConfig RunForm::presetModel() const {
@@ -156,7 +218,14 @@ tb::Expected<QStringList> RunForm::arguments() const {
       args << QLatin1String(kShape[i].flag) << QString::number(shape_[i]->value());
     }
   }
+  if (const tb::Status dataUsable = checkData(); !dataUsable) return dataUsable.error();
   args << QStringLiteral("--steps") << QString::number(steps_->value());
+  const QString dataKind = data_->currentData().toString();
+  if (dataKind == kFileData) {
+    args << QStringLiteral("--data") << dataFile_->text().trimmed();
+  } else if (dataKind != QStringLiteral("random")) {
+    args << QStringLiteral("--data") << dataKind;
+  }
   if (threads_->value() > 0) {
     args << QStringLiteral("--threads") << QString::number(threads_->value());
   }
@@ -164,8 +233,43 @@ tb::Expected<QStringList> RunForm::arguments() const {
   if (memoryBudgetBytes() > 0) {
     args << QStringLiteral("--memory-budget") << QString::number(memoryBudgetBytes());
   }
+  args << QStringLiteral("--runtime") << runtime_->currentData().toString()
+       << QStringLiteral("--compile")
+       << (compile_->isChecked() ? QStringLiteral("on") : QStringLiteral("off"));
+  if (device_->currentData().toString() != QStringLiteral("cpu")) {
+    args << QStringLiteral("--device") << device_->currentData().toString();
+  }
   return args;
 }
+
+tb::Status RunForm::checkData() const {
+  if (data_->currentData().toString() != kFileData) return {};
+  const QString path = dataFile_->text().trimmed();
+  if (path.isEmpty()) {
+    return tb::makeError(tb::ErrorKind::BadInput, "choose the text file to train on");
+  }
+  const QFileInfo file(path);
+  if (!file.isFile() || !file.isReadable()) {
+    return tb::makeError(tb::ErrorKind::BadInput,
+                         "data file '" + toStdString(path) + "' is not a readable file");
+  }
+  return {};
+}
+
+void RunForm::onDataChosen() {
+  const bool file = data_->currentData().toString() == kFileData;
+  dataFile_->setEnabled(file);
+  browse_->setEnabled(file);
+  refreshSummary();
+}
+
+void RunForm::chooseDataFile() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Train on a text file"),
+                                                    dataFile_->text(),
+                                                    tr("Text files (*.txt);;All files (*)"));
+  if (!path.isEmpty()) dataFile_->setText(path);
+}
+
 
 std::uint64_t RunForm::memoryBudgetBytes() const {
   return static_cast<std::uint64_t>(budgetMiB_->value()) * 1024U * 1024U;

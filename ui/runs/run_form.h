@@ -2,6 +2,8 @@
 // the model that will train: choosing a preset fills them, and editing one
 // turns it into an override flag, so the command line never says more than
 // the user changed. Invalid input disables Start and says which field is bad.
+// The engine's own switches (runtime, compiled step) are always passed, so a
+// run's command line says which ablation step it measured.
 #pragma once
 
 #include <QString>
@@ -14,13 +16,33 @@
 #include "tb/common/expected.hpp"
 #include "tb/model/model_config.hpp"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLineEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace tb::ui {
 
-/// Edits a run's model, steps, threads, recompute policy and memory budget.
+/// Everything the form holds, as plain values: what the page persists.
+struct RunFormChoices {
+  QString preset = QStringLiteral("tiny");
+  /// Shape values in spin order; a value equal to the preset's is no override.
+  std::array<int, 8> shape{};
+  int steps = 200;
+  int threads = 0;  ///< 0: physical cores
+  QString recompute = QStringLiteral("none");
+  int memoryBudgetMiB = 0;  ///< 0: unlimited
+  QString data = QStringLiteral("random");  ///< random, synthetic or file
+  QString dataFile;                         ///< the text file when data is "file"
+  QString device = QStringLiteral("cpu");   ///< cpu or cuda
+  QString runtime = QStringLiteral("tuned");  ///< tuned or stock
+  bool compile = false;
+};
+
+/// Edits a run's model, data, steps, threads, recompute policy, memory
+/// budget, device, runtime and compiled step.
 class RunForm : public QWidget {
   Q_OBJECT
 
@@ -44,18 +66,31 @@ class RunForm : public QWidget {
   void setRecomputePolicy(const QString& policy);
   [[nodiscard]] QString recomputePolicy() const;
 
+  /// The form's state, and its inverse; unknown names keep the current value.
+  [[nodiscard]] RunFormChoices choices() const;
+  void setChoices(const RunFormChoices& choices);
+
   [[nodiscard]] QComboBox* presetCombo() const { return preset_; }
   [[nodiscard]] QComboBox* recomputeCombo() const { return recompute_; }
   [[nodiscard]] QSpinBox* stepsSpin() const { return steps_; }
   [[nodiscard]] QSpinBox* shapeSpin(int field) const;
+  [[nodiscard]] QComboBox* dataCombo() const { return data_; }
+  [[nodiscard]] QLineEdit* dataFileEdit() const { return dataFile_; }
+  [[nodiscard]] QComboBox* deviceCombo() const { return device_; }
+  [[nodiscard]] QComboBox* runtimeCombo() const { return runtime_; }
+  [[nodiscard]] QCheckBox* compileBox() const { return compile_; }
 
  Q_SIGNALS:
   /// Any field changed; arguments() may have become valid or invalid.
   void changed();
 
  private:
+  QWidget* buildEngineBox();
   void onPresetChosen();
+  void onDataChosen();
+  void chooseDataFile();
   void refreshSummary();
+  [[nodiscard]] tb::Status checkData() const;
   [[nodiscard]] tb::model::ModelConfig presetModel() const;
 
   QComboBox* preset_;
@@ -64,6 +99,12 @@ class RunForm : public QWidget {
   QSpinBox* threads_;
   QComboBox* recompute_;
   QSpinBox* budgetMiB_;
+  QComboBox* data_;
+  QLineEdit* dataFile_;
+  QPushButton* browse_;
+  QComboBox* device_ = nullptr;
+  QComboBox* runtime_ = nullptr;
+  QCheckBox* compile_ = nullptr;
   QLabel* summary_;
   bool filling_ = false;
 };

@@ -21,6 +21,7 @@
 #include "ui/runs/run_form.h"
 #include "ui/runs/run_history_panel.h"
 #include "ui/runs/trainbench_binary.h"
+#include "ui/studio_settings.h"
 
 namespace tb::ui {
 namespace {
@@ -32,7 +33,8 @@ constexpr int kStderrLinesShown = 6;
 
 }  // namespace
 
-RunsPage::RunsPage(QWidget* parent) : QWidget(parent), process_(new RunProcess(this)) {
+RunsPage::RunsPage(const StudioSettings& settings, QWidget* parent)
+    : QWidget(parent), settings_(settings.access()), process_(new RunProcess(this)) {
   setObjectName(QStringLiteral("runsPage"));
   tabs_ = new QTabWidget;
   tabs_->setObjectName(QStringLiteral("runsTabs"));
@@ -48,7 +50,9 @@ RunsPage::RunsPage(QWidget* parent) : QWidget(parent), process_(new RunProcess(t
   connect(process_, &RunProcess::eventReceived, this, &RunsPage::onEvent);
   connect(process_, &RunProcess::logLine, this, &RunsPage::appendLog);
   connect(process_, &RunProcess::finished, this, &RunsPage::onFinished);
+  form_->setChoices(settings_.load());
   connect(form_, &RunForm::changed, this, &RunsPage::updateButtons);
+  connect(form_, &RunForm::changed, this, [this] { settings_.save(form_->choices()); });
   updateButtons();
   history_->refresh();
 }

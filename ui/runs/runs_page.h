@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "ui/runs/run_process.h"
+#include "ui/runs/run_settings.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -22,13 +23,16 @@ namespace tb::ui {
 class RunCharts;
 class RunForm;
 class RunHistoryPanel;
+class StudioSettings;
 
 /// Run form, live charts and log, and the history of runs.
 class RunsPage : public QWidget {
   Q_OBJECT
 
  public:
-  explicit RunsPage(QWidget* parent = nullptr);
+  /// `settings` says whether the form's choices may be written back; it
+  /// must outlive the page.
+  explicit RunsPage(const StudioSettings& settings, QWidget* parent = nullptr);
 
   [[nodiscard]] bool isRunning() const;
   /// How the last run ended; none before the first one ends.
@@ -64,6 +68,7 @@ class RunsPage : public QWidget {
   void updateButtons();
   void appendLog(const QString& line);
 
+  RunSettings settings_;
   RunForm* form_ = nullptr;
   QPushButton* start_ = nullptr;
   QPushButton* stop_ = nullptr;

@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "tb/catalog/driver_version.hpp"
+#include "tb/registry/image_declaration.hpp"
 
 namespace tb::cli {
 namespace {
@@ -14,13 +14,6 @@ Json optionalText(const std::optional<std::string>& value) {
 }
 
 }  // namespace
-
-std::optional<int> declaredDriverMajor(const registry::ImageConfig& config) {
-  if (!config.cudaDriverVersion) return std::nullopt;
-  auto version = catalog::DriverVersion::parse(*config.cudaDriverVersion);
-  if (!version) return std::nullopt;
-  return version->major();
-}
 
 Json tagsToJson(const registry::ImageReference& repository, const std::vector<std::string>& tags) {
   Json document;
@@ -57,7 +50,7 @@ Json inspectionToJson(const registry::ImageReference& reference,
     entry["digest"] = image.platform.digest;
     entry["cuda_version"] = optionalText(image.config.cudaVersion);
     entry["cuda_driver_version"] = optionalText(image.config.cudaDriverVersion);
-    const auto major = declaredDriverMajor(image.config);
+    const auto major = registry::declaredDriverMajor(image.config);
     entry["required_driver"] = major ? Json(*major) : Json(nullptr);
     entry["nvidia_require_cuda"] = optionalText(image.config.requireCuda);
     platforms.push_back(std::move(entry));

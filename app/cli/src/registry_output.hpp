@@ -21,7 +21,4 @@ void printTags(std::ostream& out, const registry::ImageReference& repository,
                                     const registry::ImageInspection& inspection);
 void printInspection(std::ostream& out, const registry::ImageInspection& inspection);
 
-/// The driver major CUDA_DRIVER_VERSION names ("580.95.05" -> 580), if any.
-[[nodiscard]] std::optional<int> declaredDriverMajor(const registry::ImageConfig& config);
-
 }  // namespace tb::cli

@@ -2,17 +2,14 @@
 // connections (the kernel does, from the listen backlog) and never answers:
 // the case a Cancel button exists for. Without the progress-callback hook the
 // request would sit there until the total timeout.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <thread>
 
+#include "silent_socket.hpp"
 #include "tb/registry/http_transport.hpp"
 
 namespace tb::registry::test {
@@ -20,35 +17,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// A socket on 127.0.0.1 that listens but never accepts or replies.
-class SilentListener {
- public:
-  SilentListener() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    bind(fd_, reinterpret_cast<sockaddr*>(&address), length);
-    listen(fd_, 8);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-  }
-  ~SilentListener() { close(fd_); }
-  SilentListener(const SilentListener&) = delete;
-  SilentListener& operator=(const SilentListener&) = delete;
-
-  [[nodiscard]] std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/v2/";
-  }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 TEST(CurlTransportCancel, ASilentServerIsLeftPromptlyWhenCancelled) {
-  SilentListener listener;
+  const SilentSocket listener;
+  ASSERT_EQ(listener.error(), "");
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   TransportOptions options;
   options.totalTimeout = 30s;  // far longer than the test may take
@@ -75,7 +46,8 @@ TEST(CurlTransportCancel, ASilentServerIsLeftPromptlyWhenCancelled) {
 }
 
 TEST(CurlTransportCancel, ARequestAfterCancelIsRefusedWithoutConnecting) {
-  SilentListener listener;
+  const SilentSocket listener;
+  ASSERT_EQ(listener.error(), "");
   TransportOptions options;
   options.cancel = std::make_shared<std::atomic<bool>>(true);
   HttpRequest request;
@@ -88,7 +60,8 @@ TEST(CurlTransportCancel, ARequestAfterCancelIsRefusedWithoutConnecting) {
 }
 
 TEST(CurlTransportCancel, WithoutCancelTheTimeoutStillEndsASilentRequest) {
-  SilentListener listener;
+  const SilentSocket listener;
+  ASSERT_EQ(listener.error(), "");
   TransportOptions options;
   options.totalTimeout = 400ms;
   options.cancel = std::make_shared<std::atomic<bool>>(false);

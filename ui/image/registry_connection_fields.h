@@ -1,0 +1,71 @@
+// Where the registry panel connects and as whom: host, repository, user and
+// secret, and plain HTTP for loopback hosts. Split from the panel because it
+// owns everything that outlives a call: the keychain entry of the secret,
+// and the host, repository and user the Studio remembers. The secret never
+// goes to the settings file; the rest is written only once a call with it
+// has worked, so a typo is not what the next start shows.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "ui/image/registry_lookup.h"
+#include "ui/studio_settings.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+
+namespace tb::ui {
+
+class CatalogSession;
+class RegistryCredentialStore;
+
+/// The connection half of the registry panel.
+class RegistryConnectionFields : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// `keychainService` names the keychain entries (tests pass their own);
+  /// `access` says whether a working connection may be remembered.
+  RegistryConnectionFields(CatalogSession& session, SettingsAccess access,
+                           const QString& keychainService, QWidget* parent = nullptr);
+
+  /// The request the fields describe now (credentials included).
+  [[nodiscard]] RegistryLookupTarget target() const;
+  /// A call with `worked` succeeded: keeps its secret in the keychain and
+  /// its host, repository and user in the settings.
+  void remember(const RegistryLookupTarget& worked);
+
+  [[nodiscard]] QComboBox* hostCombo() const { return host_; }
+  [[nodiscard]] QLineEdit* repositoryEdit() const { return repository_; }
+  [[nodiscard]] QLineEdit* userEdit() const { return user_; }
+  [[nodiscard]] QLineEdit* secretEdit() const { return secret_; }
+  [[nodiscard]] QCheckBox* plainHttpBox() const { return plainHttp_; }
+  [[nodiscard]] QLabel* insecureWarning() const { return insecureWarning_; }
+  [[nodiscard]] QLabel* storageLabel() const { return storageNote_; }
+  [[nodiscard]] RegistryCredentialStore* credentialStore() const { return store_; }
+
+ private:
+  void buildFields();
+  void fillEndpoints();
+  void restoreRemembered();
+  void onHostChanged();
+  void onCredentialsLoaded(const QString& host, const QString& username,
+                           const QString& secret);
+
+  CatalogSession& session_;
+  SettingsAccess access_;
+  RegistryCredentialStore* store_ = nullptr;
+  QComboBox* host_ = nullptr;
+  QLineEdit* repository_ = nullptr;
+  QLineEdit* user_ = nullptr;
+  QLineEdit* secret_ = nullptr;
+  QCheckBox* plainHttp_ = nullptr;
+  QLabel* insecureWarning_ = nullptr;
+  QLabel* storageNote_ = nullptr;
+  QString lastHost_;
+};
+
+}  // namespace tb::ui
