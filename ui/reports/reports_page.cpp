@@ -17,6 +17,7 @@
 #include <QRadioButton>
 #include <QStandardPaths>
 #include <QTextBrowser>
+#include <QTextCursor>
 #include <QVBoxLayout>
 
 #include "plotting/ablation_report_charts.h"
@@ -190,6 +191,9 @@ void ReportsPage::refreshPreview() {
     preview_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     preview_->setPlainText(text);
   }
+  // A new report is read from its title, not from wherever the last one was scrolled.
+  preview_->moveCursor(QTextCursor::Start);
+  preview_->ensureCursorVisible();
 }
 
 void ReportsPage::updateImageNote() {
