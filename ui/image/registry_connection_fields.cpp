@@ -25,14 +25,6 @@ const QString kHostKey = QStringLiteral("registry/host");
 const QString kRepositoryKey = QStringLiteral("registry/repository");
 const QString kUserKey = QStringLiteral("registry/user");
 
-QLabel* makeNote(QWidget* parent, const QString& objectName) {
-  auto* label = new QLabel(parent);
-  label->setObjectName(objectName);
-  label->setTextFormat(Qt::PlainText);
-  label->setWordWrap(true);
-  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  return label;
-}
 
 }  // namespace
 
@@ -71,14 +63,14 @@ void RegistryConnectionFields::buildFields() {
   secret_->setPlaceholderText(tr("password or access token"));
   plainHttp_ = new QCheckBox(tr("Plain HTTP, no TLS (registry on this machine only)"), this);
   plainHttp_->setObjectName(QStringLiteral("registryPlainHttp"));
-  insecureWarning_ = makeNote(this, QStringLiteral("registryInsecureWarning"));
+  insecureWarning_ = makeRegistryNote(this, QStringLiteral("registryInsecureWarning"));
   QFont loud = insecureWarning_->font();
   loud.setBold(true);
   insecureWarning_->setFont(loud);
   QPalette warningPalette = insecureWarning_->palette();
   warningPalette.setColor(QPalette::WindowText, QColor(0xc5, 0x30, 0x30));
   insecureWarning_->setPalette(warningPalette);
-  storageNote_ = makeNote(this, QStringLiteral("registryStorageNote"));
+  storageNote_ = makeRegistryNote(this, QStringLiteral("registryStorageNote"));
   storageNote_->setText(store_->storageNote());
   storageNote_->setForegroundRole(QPalette::PlaceholderText);
 
@@ -177,6 +169,15 @@ void RegistryConnectionFields::remember(const RegistryLookupTarget& worked) {
   settings.setValue(kRepositoryKey, toQString(worked.repository));
   settings.setValue(kUserKey, worked.credentials ? toQString(worked.credentials->username)
                                                  : QString());
+}
+
+QLabel* makeRegistryNote(QWidget* parent, const QString& objectName) {
+  auto* label = new QLabel(parent);
+  label->setObjectName(objectName);
+  label->setTextFormat(Qt::PlainText);
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return label;
 }
 
 }  // namespace tb::ui

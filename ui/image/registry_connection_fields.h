@@ -19,6 +19,10 @@ class QLineEdit;
 
 namespace tb::ui {
 
+/// A selectable, word-wrapped plain-text label for the registry panel's status
+/// lines (never rich text: registry messages are untrusted input).
+[[nodiscard]] QLabel* makeRegistryNote(QWidget* parent, const QString& objectName);
+
 class CatalogSession;
 class RegistryCredentialStore;
 

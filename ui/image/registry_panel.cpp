@@ -24,15 +24,6 @@
 namespace tb::ui {
 namespace {
 
-QLabel* makeNote(QWidget* parent, const QString& objectName) {
-  auto* label = new QLabel(parent);
-  label->setObjectName(objectName);
-  label->setTextFormat(Qt::PlainText);
-  label->setWordWrap(true);
-  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  return label;
-}
-
 std::vector<RegistryTagRow> toRows(const std::vector<TagPlatforms>& tags) {
   std::vector<RegistryTagRow> rows;
   rows.reserve(tags.size());
@@ -72,7 +63,7 @@ QWidget* RegistryPanel::buildTagList() {
   busy_->setRange(0, 0);  // indeterminate: the style animates it as a busy indicator
   busy_->setTextVisible(false);
   busy_->setMaximumWidth(90);
-  status_ = makeNote(box, QStringLiteral("registryStatus"));
+  status_ = makeRegistryNote(box, QStringLiteral("registryStatus"));
   status_->setText(tr("Press Refresh to list the tags this registry publishes."));
 
   model_ = new RegistryTagModel(this);
@@ -104,7 +95,7 @@ QWidget* RegistryPanel::buildTagList() {
          "verdict on what the image itself declares"));
   useCatalog_ = new QPushButton(tr("Use the catalog"), box);
   useCatalog_->setObjectName(QStringLiteral("registryUseCatalog"));
-  declaration_ = makeNote(box, QStringLiteral("registryDeclaration"));
+  declaration_ = makeRegistryNote(box, QStringLiteral("registryDeclaration"));
 
   auto* actions = new QHBoxLayout;
   actions->addWidget(refresh_);
