@@ -5,7 +5,6 @@
 
 #include <QCheckBox>
 #include <QCoreApplication>
-#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -25,6 +24,7 @@
 #include <algorithm>
 
 #include "plotting/ablation_charts.h"
+#include "tb/bench/ablation_runner.hpp"
 #include "ui/ablation/ablation_run_panel.h"
 #include "ui/ablation/ablation_table_model.h"
 #include "ui/qt_text.h"
@@ -304,12 +304,8 @@ bool AblationPage::isBenchmarkRunning() const { return process_->isRunning(); }
 void AblationPage::startBenchmark() {
   if (isBenchmarkRunning()) return;
   BenchmarkRequest request = runPanel_->request();
-  // Named as `trainbench benchmark` names its default folder, so runs from
-  // the page and from a terminal sort together.
-  const QString stamp =
-      QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
   request.outDir =
-      QDir(defaultBenchmarksFolder()).filePath(QStringLiteral("%1-%2").arg(stamp, request.model));
+      toQString(tb::bench::defaultBenchmarkOutDir(request.model.toStdString()).string());
   lastBenchmark_ = {};
   runPanel_->begin(request.repeats);
   const QString program = trainbenchBinary();

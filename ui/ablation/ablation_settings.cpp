@@ -5,7 +5,7 @@
 
 #include <QSettings>
 
-#include "tb/common/paths.hpp"
+#include "tb/bench/ablation_runner.hpp"
 #include "tb/model/model_config.hpp"
 #include "ui/application_identity.h"
 #include "ui/qt_text.h"
@@ -50,7 +50,7 @@ void AblationSettings::save(const AblationPageState& state) const {
 }
 
 QString defaultBenchmarksFolder() {
-  return toQString((tb::dataDirectory() / "benchmarks").string());
+  return toQString(tb::bench::benchmarksDirectory().string());
 }
 
 }  // namespace tb::ui

@@ -8,10 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -27,7 +25,6 @@
 #include "output.hpp"
 #include "tb/bench/ablation_runner.hpp"
 #include "tb/bench/default_budget.hpp"
-#include "tb/common/paths.hpp"
 
 namespace tb::cli {
 namespace {
@@ -69,14 +66,6 @@ std::int64_t defaultWarmup(std::int64_t steps) {
   return std::clamp<std::int64_t>(steps / 4, 1, 5);
 }
 
-std::string utcStamp(const char* pattern) {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), pattern, &utc);
-  return text;
-}
 
 std::string mib(std::uint64_t bytes) {
   char text[32];
@@ -152,8 +141,7 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
   spec.device = options.device;
   spec.appVersion = TB_VERSION;
   spec.outDir = options.out.empty()
-                    ? dataDirectory() / "benchmarks" / (utcStamp("%Y%m%dT%H%M%SZ") + "-" +
-                                                        model->name)
+                    ? bench::defaultBenchmarkOutDir(model->name)
                     : std::filesystem::path(options.out);
   if (options.memoryBudget) {
     spec.memoryBudgetBytes = *options.memoryBudget;
@@ -190,7 +178,6 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
   callbacks.progress = [&](const bench::AblationProgress& p) { progress.onProgress(p); };
   callbacks.finished = [&](const bench::FinishedRun& f) { progress.onFinished(f); };
   callbacks.keepGoing = [&stop] { return !stop.stopRequested(); };
-  spec->createdAt = utcStamp("%Y-%m-%dT%H:%M:%SZ");
   Expected<bench::AblationOutcome> outcome = bench::runAblation(*spec, callbacks);
   progress.clear();
   if (!outcome) return context.fail(outcome.error());

@@ -5,26 +5,18 @@
 #include "tb/bench/ablation_runner.hpp"
 
 #include <chrono>
-#include <ctime>
 #include <system_error>
 
 #include "child_run.hpp"
 #include "tb/bench/host_cpu.hpp"
 #include "tb/bench/run_reading.hpp"
 #include "tb/common/atomic_file.hpp"
+#include "tb/common/paths.hpp"
 #include "tb/common/text.hpp"
+#include "tb/common/utc_time.hpp"
 
 namespace tb::bench {
 namespace {
-
-std::string nowUtc() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return stamp;
-}
 
 // "AC2+CompilerOpt" -> "ac2-compileropt": no '+' in paths that shells and
 // URLs handle.
@@ -48,7 +40,7 @@ std::string lastErrorLine(const std::filesystem::path& logFile) {
 AblationResults emptyResults(const AblationSpec& spec) {
   AblationResults results;
   results.appVersion = spec.appVersion;
-  results.createdAt = spec.createdAt.empty() ? nowUtc() : spec.createdAt;
+  results.createdAt = spec.createdAt.empty() ? utcNow(kIsoUtc) : spec.createdAt;
   results.model = spec.model;
   results.steps = spec.steps;
   results.warmupSteps = spec.warmupSteps;
@@ -205,6 +197,12 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     }
   }
   return outcome;
+}
+
+std::filesystem::path benchmarksDirectory() { return dataDirectory() / "benchmarks"; }
+
+std::filesystem::path defaultBenchmarkOutDir(std::string_view model) {
+  return benchmarksDirectory() / (utcNow(kCompactUtc) + "-" + std::string(model));
 }
 
 }  // namespace tb::bench

@@ -6,9 +6,9 @@
 #include "tb/compat/verdict.hpp"
 
 #include <array>
-#include <ctime>
 
 #include "tb/common/text.hpp"
+#include "tb/common/utc_time.hpp"
 #include "verdict_text.hpp"
 
 namespace tb::compat {
@@ -197,13 +197,6 @@ CompatVerdict evaluateCompat(const Release& release, const Catalog& catalog,
   return verdict;
 }
 
-std::string todayUtc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[16] = {};
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-  return buffer;
-}
+std::string todayUtc() { return utcNow(kDateUtc); }
 
 }  // namespace tb::compat

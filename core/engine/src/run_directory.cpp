@@ -2,22 +2,17 @@
 // (the GUI's ablation starts four at once): UTC timestamp, model, random nonce.
 #include "run_directory.hpp"
 
-#include <chrono>
-#include <ctime>
 #include <random>
 
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/paths.hpp"
+#include "tb/common/utc_time.hpp"
 
 namespace tb::engine {
 namespace {
 
 std::string runId(std::string_view modelName) {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
+  const std::string stamp = utcNow(kCompactUtc);
   std::string model;
   for (const char c : modelName) model += (c == '/' || c == '+' || c == ' ') ? '-' : c;
   std::random_device entropy;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tb/bench/ablation.hpp"
@@ -33,6 +34,14 @@ struct AblationSpec {
   std::string createdAt;               ///< ISO 8601 UTC; empty: now
   std::string device = "cpu";
 };
+
+/// Where benchmarks go unless told otherwise: <data directory>/benchmarks,
+/// shared by `trainbench benchmark` and the Studio's Ablation page.
+[[nodiscard]] std::filesystem::path benchmarksDirectory();
+
+/// A new output folder in benchmarksDirectory(), "<UTC stamp>-<model>", so
+/// that runs from a terminal and from the Studio sort together by time.
+[[nodiscard]] std::filesystem::path defaultBenchmarkOutDir(std::string_view model);
 
 /// Where the runner is, for a progress display.
 struct AblationProgress {
