@@ -5,10 +5,14 @@
 #include "matmul_probe.hpp"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "onednn_matmul.hpp"
@@ -102,21 +106,58 @@ double probeModelProducts(const MatmulPath& path, const ModelConfig& model, int 
   return best;
 }
 
+namespace {
+
+/// What the probe measured for one model shape on one device at one thread count.
+struct ProbeMeasurement {
+  MatmulRate square;
+  std::vector<PathRate> candidates;
+};
+
+// The products' shapes and the thread count decide the rates; a process that
+// trains many runs (the Studio's tests, the memory sweep) measures each shape
+// once instead of spending the probe's start-up time on every run.
+using ProbeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                            std::int64_t, std::int64_t, int, int>;
+
+ProbeMeasurement measure(const ModelConfig& model, c10::Device device) {
+  const ProbeKey key{model.dim,   model.ffn,   model.heads, model.kvHeads,
+                     model.vocab, model.batch, model.seq,   device.is_cuda() ? 1 : 0,
+                     at::get_num_threads()};
+  static std::mutex mutex;
+  static std::map<ProbeKey, ProbeMeasurement> measured;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto found = measured.find(key); found != measured.end()) return found->second;
+  ProbeMeasurement result;
+  result.square = probeMatmulRate(device, device.is_cuda() ? kSquareGpu : kSquareCpu, kRepeats);
+  if (!device.is_cuda()) {
+    for (const MatmulPath* path : {&atenMatmulPath(), &oneDnnMatmulPath()}) {
+      result.candidates.push_back(
+          {std::string(path->name()), probeModelProducts(*path, model, kRepeats)});
+    }
+  }
+  measured.emplace(key, result);
+  return result;
+}
+
+}  // namespace
+
 MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool pickFastest) {
+  const ProbeMeasurement measured = measure(model, device);
   MatmulChoice choice;
   choice.path = &atenMatmulPath();
-  choice.peak = probeMatmulRate(device, device.is_cuda() ? kSquareGpu : kSquareCpu, kRepeats);
-  if (device.is_cuda()) return choice;
+  choice.peak = measured.square;
+  choice.candidates = measured.candidates;
   double fastest = 0.0;
-  for (const MatmulPath* path : {&atenMatmulPath(), &oneDnnMatmulPath()}) {
-    const double gflops = probeModelProducts(*path, model, kRepeats);
-    choice.candidates.push_back({std::string(path->name()), gflops});
-    if (pickFastest && gflops > fastest) {
-      fastest = gflops;
+  for (const PathRate& candidate : measured.candidates) {
+    const MatmulPath* path =
+        candidate.path == oneDnnMatmulPath().name() ? &oneDnnMatmulPath() : &atenMatmulPath();
+    if (pickFastest && candidate.gflops > fastest) {
+      fastest = candidate.gflops;
       choice.path = path;
     }
-    if (gflops > choice.peak.gflops) {
-      choice.peak = {gflops, std::string(path->name()) + " on the model's products"};
+    if (candidate.gflops > choice.peak.gflops) {
+      choice.peak = {candidate.gflops, candidate.path + " on the model's products"};
     }
   }
   return choice;
