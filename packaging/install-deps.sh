@@ -15,6 +15,9 @@ packages=(
   # the tuned runtime's matrix products: oneDNN called directly on the tensors'
   # memory (LibTorch's own mkldnn_linear copies into oneDNN's layout each call)
   libdnnl-dev
+  # the fused kernels' AVX2 and AVX-512 builds: ATen's vector types call SLEEF
+  # for exp and friends at those widths
+  libsleef-dev
   # GUI
   qt6-base-dev qt6-base-dev-tools libqt6svg6 qt6-svg-dev libqcustomplot-dev libgl-dev
   fonts-dejavu-core

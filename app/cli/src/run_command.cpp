@@ -203,7 +203,7 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
       ->type_name("POLICY");
   command->add_option("--runtime", options->runtime,
                       "tuned (AC2, default) or stock, then optional ,-SWITCH or ,+SWITCH "
-                      "(threads, matmul, sync, flat-grads, gqa)")
+                      "(threads, matmul, sync, flat-grads, gqa, alloc)")
       ->type_name("RUNTIME");
   command->add_option("--compile", options->compile,
                       "on: the compiled step with fused operators; off (default)")

@@ -1,7 +1,8 @@
 // A GPU queues work asynchronously, so each timing ends with a host copy of
 // one element (a synchronisation available without CUDA headers). The model
-// products are timed forward only: backward runs the same shapes transposed on
-// the same path, and a start-up probe must stay well under a second on `small`.
+// products are timed forward and backward (dX = dY·W and dW = dYᵀ·X): a path
+// that wins the forward product can lose the transposed ones, as oneDNN did
+// here before the probe timed them.
 #include "matmul_probe.hpp"
 
 #include <ATen/ATen.h>
@@ -15,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "host_runtime.hpp"
 #include "onednn_matmul.hpp"
 
 namespace tb::engine {
@@ -78,26 +80,32 @@ MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats) {
 }
 
 double probeModelProducts(const MatmulPath& path, const ModelConfig& model, int repeats) {
-  at::NoGradGuard noGrad;
   const std::int64_t rows = model.batch * model.seq;
   struct Operands {
-    at::Tensor x, weight;
+    at::Tensor x, weight, gradOut;
     double count;
+  };
+  const auto forwardAndBackward = [&path](const Operands& op) {
+    op.x.mutable_grad().reset();
+    op.weight.mutable_grad().reset();
+    path.linear(op.x, op.weight, {}).backward(op.gradOut);
   };
   std::vector<Operands> operands;
   double flops = 0.0;
   for (const Product& product : stepProducts(model)) {
-    operands.push_back({at::randn({rows, product.in}), at::randn({product.out, product.in}),
-                        product.count});
-    (void)path.linear(operands.back().x, operands.back().weight, {});  // warm-up
-    flops += 2.0 * static_cast<double>(rows * product.in * product.out) * product.count;
+    operands.push_back({at::randn({rows, product.in}).requires_grad_(),
+                        at::randn({product.out, product.in}).requires_grad_(),
+                        at::randn({rows, product.out}), product.count});
+    forwardAndBackward(operands.back());  // warm-up: primitives, pages
+    // Three products of the same size: forward, dX and dW.
+    flops += 3.0 * 2.0 * static_cast<double>(rows * product.in * product.out) * product.count;
   }
   double best = 0.0;
   for (int i = 0; i < repeats; ++i) {
     double seconds = 0.0;
     for (const Operands& op : operands) {
       const auto start = std::chrono::steady_clock::now();
-      (void)path.linear(op.x, op.weight, {});
+      forwardAndBackward(op);
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
       seconds += elapsed.count() * op.count;
     }
@@ -118,12 +126,12 @@ struct ProbeMeasurement {
 // trains many runs (the Studio's tests, the memory sweep) measures each shape
 // once instead of spending the probe's start-up time on every run.
 using ProbeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                            std::int64_t, std::int64_t, int, int>;
+                            std::int64_t, std::int64_t, int, int, int>;
 
 ProbeMeasurement measure(const ModelConfig& model, c10::Device device) {
   const ProbeKey key{model.dim,   model.ffn,   model.heads, model.kvHeads,
                      model.vocab, model.batch, model.seq,   device.is_cuda() ? 1 : 0,
-                     at::get_num_threads()};
+                     at::get_num_threads(), blasLibraryThreads()};
   static std::mutex mutex;
   static std::map<ProbeKey, ProbeMeasurement> measured;
   const std::lock_guard<std::mutex> lock(mutex);

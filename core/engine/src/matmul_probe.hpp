@@ -23,7 +23,7 @@ struct MatmulRate {
   std::string path;  ///< e.g. "float32 1024x1024" or "onednn on model shapes"
 };
 
-/// One candidate path's rate on one step's forward products of a model.
+/// One candidate path's rate on one step's products of a model, forward and backward.
 struct PathRate {
   std::string path;  ///< MatmulPath::name()
   double gflops = 0.0;
@@ -41,9 +41,10 @@ struct MatmulChoice {
 /// float32 on a GPU.
 [[nodiscard]] MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats);
 
-/// Times `path` on the products of one forward step of `model` (x [batch·seq,
-/// in] · W[out, in]ᵀ for every projection, the SwiGLU matrices and the head, each
-/// shape weighted by how often a step runs it); best of `repeats` after a warm-up.
+/// Times `path` on the products of one step of `model`: x [batch·seq, in] ·
+/// W[out, in]ᵀ for every projection, the SwiGLU matrices and the head, with
+/// both gradients, each shape weighted by how often a step runs it; best of
+/// `repeats` after a warm-up.
 [[nodiscard]] double probeModelProducts(const MatmulPath& path, const ModelConfig& model,
                                         int repeats);
 

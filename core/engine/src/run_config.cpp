@@ -72,7 +72,7 @@ std::string toString(const RecomputePolicy& policy) {
   return "none";
 }
 
-RuntimeOptions stockRuntime() { return {false, false, false, false, false}; }
+RuntimeOptions stockRuntime() { return {false, false, false, false, false, false}; }
 RuntimeOptions tunedRuntime() { return {}; }
 
 namespace {
@@ -88,6 +88,7 @@ constexpr RuntimeSwitch kRuntimeSwitches[] = {
     {"sync", &RuntimeOptions::lazySync},
     {"flat-grads", &RuntimeOptions::flatGradients},
     {"gqa", &RuntimeOptions::gqaInPlace},
+    {"alloc", &RuntimeOptions::keepMemory},
 };
 
 }  // namespace
@@ -97,7 +98,7 @@ Expected<RuntimeOptions> parseRuntime(std::string_view text) {
     return makeError(ErrorKind::BadInput, "--runtime '" + std::string(text) + "': " + why +
                                               " (expected stock or tuned, then optional "
                                               ",+SWITCH or ,-SWITCH with SWITCH one of threads, "
-                                              "matmul, sync, flat-grads, gqa)");
+                                              "matmul, sync, flat-grads, gqa, alloc)");
   };
   const std::size_t comma = text.find(',');
   const std::string_view base = text.substr(0, comma);

@@ -15,6 +15,7 @@
 #include "compiled_step.hpp"
 #include "decoder_ops.hpp"
 #include "event_log.hpp"
+#include "host_runtime.hpp"
 #include "matmul_probe.hpp"
 #include "model_json.hpp"
 #include "recompute_choice.hpp"
@@ -80,12 +81,19 @@ Status checkResume(const RunConfig& config, const Checkpoint& checkpoint) {
   return {};
 }
 
-nlohmann::json configToJson(const RunConfig& config, int threads) {
+/// Intra-op threads and the BLAS library's own pool (0: it has none).
+struct HostThreads {
+  int intraOp = 1;
+  int blas = 0;
+};
+
+nlohmann::json configToJson(const RunConfig& config, HostThreads threads) {
   static constexpr const char* kDataNames[] = {"random", "synthetic", "text"};
   return {{"model", modelToJson(config.model)},
           {"steps", config.steps},
           {"seed", config.seed},
-          {"threads", threads},
+          {"threads", threads.intraOp},
+          {"blas_threads", threads.blas},
           {"memory_budget", config.memoryBudgetBytes},
           {"recompute", toString(config.recompute)},
           {"data", {{"kind", kDataNames[static_cast<int>(config.data.kind)]},
@@ -101,12 +109,36 @@ nlohmann::json configToJson(const RunConfig& config, int threads) {
           {"torch_version", compat::kTorchVersion}};
 }
 
-/// Intra-op threads: --threads if given, else physical cores (tuned) or
-/// LibTorch's own default (stock), remembered before any run changed it.
+/// The threads a run computes with: --threads if given, else physical cores
+/// (tuned) or LibTorch's own default (stock), remembered before any run
+/// changed it.
 int threadsFor(const RunConfig& config) {
   static const int libtorchDefault = at::get_num_threads();
   if (config.threads > 0) return config.threads;
   return config.runtime.threads ? physicalCoreCount() : libtorchDefault;
+}
+
+/// Before the probe: stock keeps both libraries' defaults (restored, since a
+/// tuned run in the same process may have changed them); tuned gives both the
+/// whole pool, so that each matmul path is timed at its best.
+void setThreadsForProbe(const RunConfig& config, int pool) {
+  static const int blasDefault = blasLibraryThreads();
+  at::set_num_threads(pool);
+  setBlasLibraryThreads(config.runtime.threads ? pool : blasDefault);
+}
+
+/// After the probe, the tuned runtime hands the pool to the library that runs
+/// the products and leaves the other one thread: two pools of spinning
+/// threads on the same cores made a `small` step 2.6x slower (docs/PERF.md).
+HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulChoice& matmul) {
+  if (config.runtime.threads && blasLibraryThreads() > 0 && pool > 1) {
+    if (matmul.path == &atenMatmulPath()) {
+      at::set_num_threads(1);
+    } else {
+      setBlasLibraryThreads(1);
+    }
+  }
+  return {at::get_num_threads(), blasLibraryThreads()};
 }
 
 nlohmann::json probeToJson(const MatmulChoice& choice) {
@@ -162,17 +194,18 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   auto directory = RunDirectory::create(config.runDir, config.model.name);
   if (!directory) return directory.error();
 
-  const int threads = threadsFor(config);
-  at::set_num_threads(threads);
+  if (config.runtime.keepMemory) keepFreedHostMemory();
+  auto& allocator = TrackingCpuAllocator::install();
+  const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
+                                                           : c10::Device(c10::DeviceType::CPU);
+  const int pool = threadsFor(config);
+  setThreadsForProbe(config, pool);
+  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul);
+  const HostThreads threads = arrangeThreads(config, pool, matmul);
   const nlohmann::json configJson = configToJson(config, threads);
   if (const Status written = directory->writeConfig(configJson.dump(2)); !written) {
     return written.error();
   }
-
-  auto& allocator = TrackingCpuAllocator::install();
-  const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
-                                                           : c10::Device(c10::DeviceType::CPU);
-  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul);
   const StepPlan plan = planCompiledStep(config);
   const bool gqaInPlace = config.runtime.gqaInPlace;
   const std::unique_ptr<DecoderOps> ops = config.compile
@@ -197,7 +230,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   summary.matmulPath = std::string(matmul.path->name());
   summary.runtime = toString(config.runtime);
   summary.compile = config.compile;
-  summary.threads = threads;
+  summary.threads = threads.intraOp;
   summary.device = std::string(toString(config.device));
   summary.runDir = directory->path();
   summary.recompute = toString(recompute->policy);

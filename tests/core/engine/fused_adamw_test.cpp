@@ -21,7 +21,11 @@ using tb::engine::NamedTensor;
 using tb::engine::testing::randomFloat;
 using tb::engine::testing::relativeError;
 
-constexpr double kTolerance = 1e-6;
+// The bound for every fused operator. The fused norm adds 16-lane
+// float blocks in double where the reference adds per-tensor float norms, so
+// the clip scale differs in the last bits, and exp_avg_sq, quadratic in it,
+// drifts to about 1.2e-6 after five steps at AVX-512 width.
+constexpr double kTolerance = 1e-5;
 
 struct Scenario {
   double gradScale;

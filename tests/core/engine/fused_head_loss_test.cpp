@@ -81,14 +81,37 @@ class CountingPath final : public tb::engine::MatmulPath {
   mutable std::atomic<int> calls{0};
 };
 
-TEST(FusedHeadLoss, ComputesEachChunksLogitsOnTheGivenPathInBothPasses) {
+TEST(FusedHeadLoss, ComputesEachChunksLogitsOnTheGivenPathOnce) {
   const CountingPath path;
   const at::Tensor x = randomFloat({300, 16}, 20).requires_grad_();
   const at::Tensor w = randomFloat({50, 16}, 21).requires_grad_();
   const at::Tensor loss = fused::headLoss(x, w, randomTargets(300, 50, 22), path, 64);
   EXPECT_EQ(path.calls.load(), 5);  // ceil(300 / 64) chunks
   loss.backward();
-  EXPECT_EQ(path.calls.load(), 10);  // recomputed in backward
+  EXPECT_EQ(path.calls.load(), 5);  // the gradients were formed in forward
+}
+
+TEST(FusedHeadLoss, ScalesItsGradientsByTheIncomingGradient) {
+  const at::Tensor targets = randomTargets(70, 40, 42);
+  const at::Tensor fx = randomFloat({70, 12}, 40).requires_grad_();
+  const at::Tensor fw = randomFloat({40, 12}, 41).requires_grad_();
+  const at::Tensor rx = fx.detach().clone().requires_grad_();
+  const at::Tensor rw = fw.detach().clone().requires_grad_();
+  (fused::headLoss(fx, fw, targets, atenMatmulPath(), 16) * -2.5).backward();
+  (ops::crossEntropy(at::linear(rx, rw), targets) * -2.5).backward();
+  EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance);
+  EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance);
+}
+
+TEST(FusedHeadLoss, GivesTheSameLossWhenNothingRecordsGradients) {
+  const at::Tensor targets = randomTargets(70, 40, 52);
+  const at::Tensor x = randomFloat({70, 12}, 50).requires_grad_();
+  const at::Tensor w = randomFloat({40, 12}, 51).requires_grad_();
+  const double recorded = fused::headLoss(x, w, targets, atenMatmulPath(), 16).item<double>();
+  const at::NoGradGuard noGrad;
+  const at::Tensor unrecorded = fused::headLoss(x, w, targets, atenMatmulPath(), 16);
+  EXPECT_FALSE(unrecorded.requires_grad());
+  EXPECT_DOUBLE_EQ(unrecorded.item<double>(), recorded);
 }
 
 TEST(FusedHeadLoss, NeverHoldsTheFullLogits) {

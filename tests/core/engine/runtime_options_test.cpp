@@ -20,11 +20,12 @@ RuntimeOptions fromBits(unsigned bits) {
   options.lazySync = (bits & 4U) != 0;
   options.flatGradients = (bits & 8U) != 0;
   options.gqaInPlace = (bits & 16U) != 0;
+  options.keepMemory = (bits & 32U) != 0;
   return options;
 }
 
 TEST(RuntimeOptions, EveryCombinationRoundTripsThroughItsShortestSpelling) {
-  for (unsigned bits = 0; bits < 32; ++bits) {
+  for (unsigned bits = 0; bits < 64; ++bits) {
     const RuntimeOptions options = fromBits(bits);
     const std::string text = tb::engine::toString(options);
     const auto parsed = parseRuntime(text);
@@ -40,10 +41,11 @@ TEST(RuntimeOptions, BasesAndSwitchesSpellAsDocumented) {
   const auto oneOff = parseRuntime("tuned,-matmul");
   ASSERT_TRUE(oneOff.ok());
   EXPECT_FALSE(oneOff->matmul);
-  EXPECT_TRUE(oneOff->threads && oneOff->lazySync && oneOff->flatGradients && oneOff->gqaInPlace);
-  const auto oneOn = parseRuntime("stock,+gqa,+flat-grads");
+  EXPECT_TRUE(oneOff->threads && oneOff->lazySync && oneOff->flatGradients &&
+              oneOff->gqaInPlace && oneOff->keepMemory);
+  const auto oneOn = parseRuntime("stock,+gqa,+flat-grads,+alloc");
   ASSERT_TRUE(oneOn.ok());
-  EXPECT_TRUE(oneOn->gqaInPlace && oneOn->flatGradients);
+  EXPECT_TRUE(oneOn->gqaInPlace && oneOn->flatGradients && oneOn->keepMemory);
   EXPECT_FALSE(oneOn->threads || oneOn->matmul || oneOn->lazySync);
 }
 

@@ -15,24 +15,25 @@
 
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
+#include "fused/vector_kernels.hpp"
 
 namespace tb::engine::fused {
 namespace {
 
-using cpu::kLanes;
-using cpu::Vec;
+using cpu::AdamWConstants;
 
 constexpr std::int64_t kNormChunk = 1 << 16;
 constexpr std::int64_t kUpdateGrain = 1 << 14;
 
 double squaredNorm(const float* g, std::int64_t n) {
+  const auto sumOfSquares = cpu::vectorKernels().sumOfSquares;
   const std::int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
   std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
   at::parallel_for(0, chunks, 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t chunk = begin; chunk < end; ++chunk) {
       const std::int64_t first = chunk * kNormChunk;
       partial[static_cast<std::size_t>(chunk)] =
-          cpu::sumOfSquares(g + first, std::min(kNormChunk, n - first));
+          sumOfSquares(g + first, std::min(kNormChunk, n - first));
     }
   });
   double sum = 0.0;
@@ -40,17 +41,7 @@ double squaredNorm(const float* g, std::int64_t n) {
   return sum;
 }
 
-/// The float32 constants of one step, rounded once as ATen rounds its scalars.
-struct StepConstants {
-  float decayFactor;     // 1 − lr·wd
-  float beta1, oneMinusBeta1;
-  float beta2, oneMinusBeta2;
-  float correction2Sqrt, epsilon;
-  float negativeStepSize;  // −lr / (1 − β1^t)
-  float clipScale;
-};
-
-StepConstants constantsFor(const AdamWStep& h, float clipScale) {
+AdamWConstants constantsFor(const AdamWStep& h, float clipScale) {
   const double t = static_cast<double>(h.step);
   const double correction1 = 1.0 - std::pow(h.beta1, t);
   const double correction2 = 1.0 - std::pow(h.beta2, t);
@@ -63,35 +54,6 @@ StepConstants constantsFor(const AdamWStep& h, float clipScale) {
           static_cast<float>(h.epsilon),
           static_cast<float>(-(h.learningRate / correction1)),
           clipScale};
-}
-
-/// One element range of the update; `decays` selects the decay prefix.
-void update(float* p, const float* g, float* m, float* v, std::int64_t begin, std::int64_t end,
-            bool decays, const StepConstants& k) {
-  const Vec decay(k.decayFactor), b1(k.beta1), c1(k.oneMinusBeta1), b2(k.beta2),
-      c2(k.oneMinusBeta2), root(k.correction2Sqrt), eps(k.epsilon), step(k.negativeStepSize),
-      clip(k.clipScale);
-  std::int64_t i = begin;
-  for (; i + kLanes <= end; i += kLanes) {
-    Vec param = Vec::loadu(p + i);
-    if (decays) param = param * decay;
-    const Vec grad = Vec::loadu(g + i) * clip;
-    const Vec mv = Vec::loadu(m + i) * b1 + c1 * grad;
-    const Vec vv = Vec::loadu(v + i) * b2 + c2 * grad * grad;
-    const Vec denominator = vv.sqrt() / root + eps;
-    (param + step * mv / denominator).store(p + i);
-    mv.store(m + i);
-    vv.store(v + i);
-  }
-  for (; i < end; ++i) {
-    float param = p[i];
-    if (decays) param = param * k.decayFactor;
-    const float grad = g[i] * k.clipScale;
-    m[i] = m[i] * k.beta1 + k.oneMinusBeta1 * grad;
-    v[i] = v[i] * k.beta2 + k.oneMinusBeta2 * grad * grad;
-    const float denominator = std::sqrt(v[i]) / k.correction2Sqrt + k.epsilon;
-    p[i] = param + k.negativeStepSize * m[i] / denominator;
-  }
 }
 
 void requireFlat(const at::Tensor& t, std::int64_t n, const char* what) {
@@ -126,15 +88,16 @@ double clippedAdamW(at::Tensor& params, const at::Tensor& grads, at::Tensor& exp
   // As clipGradientNorm: a float32 norm, scale = min(maxNorm / (norm + 1e-6), 1).
   const float norm = static_cast<float>(std::sqrt(squaredNorm(g, n)));
   const float clipScale = std::min(static_cast<float>(maxNorm) / (norm + 1e-6F), 1.0F);
-  const StepConstants constants = constantsFor(hyper, clipScale);
+  const AdamWConstants constants = constantsFor(hyper, clipScale);
+  const auto update = cpu::vectorKernels().adamWUpdate;
   float* p = params.data_ptr<float>();
   float* m = expAvg.data_ptr<float>();
   float* v = expAvgSq.data_ptr<float>();
   at::parallel_for(0, n, kUpdateGrain, [&](std::int64_t begin, std::int64_t end) {
     // A range may straddle the end of the decay prefix: split it there.
     const std::int64_t split = std::clamp(decayEnd, begin, end);
-    update(p, g, m, v, begin, split, true, constants);
-    update(p, g, m, v, split, end, false, constants);
+    update(p + begin, g + begin, m + begin, v + begin, split - begin, true, constants);
+    update(p + split, g + split, m + split, v + split, end - split, false, constants);
   });
   return static_cast<double>(norm);
 }

@@ -1,6 +1,6 @@
 // fused::causalAttention as a custom autograd function. What it saves is the
-// point: q, k, v (its inputs, alive anyway), the output and one float per
-// query row, O(B·H·T), where the plain op keeps the [B, H, T, T]
+// point: q, k, v (its inputs, alive anyway) and one float per query row,
+// O(B·H·T), where the plain op keeps the [B, H, T, T]
 // probabilities, its repeated K and V and the causal mask. The kernels live
 // in attention_kernels.cpp.
 #include <torch/csrc/autograd/custom_function.h>
@@ -23,18 +23,17 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const at::Tensor kc = k.contiguous();
     const at::Tensor vc = v.contiguous();
     detail::AttentionForward result = detail::attentionForward(shape, qc, kc, vc);
-    ctx->save_for_backward({qc, kc, vc, result.out, result.lse});
+    ctx->save_for_backward({qc, kc, vc, result.lse});
     return result.out;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list gradOutputs) {
     const variable_list saved = ctx->get_saved_variables();
     const at::Tensor& q = saved[0];
-    const at::Tensor& out = saved[3];
     const detail::AttentionShape shape = detail::attentionShape(q, saved[1], saved[2]);
     const at::Tensor dOut = gradOutputs[0].contiguous();
     detail::AttentionGradients grads =
-        detail::attentionBackward(shape, q, saved[1], saved[2], out, saved[4], dOut);
+        detail::attentionBackward(shape, q, saved[1], saved[2], saved[3], dOut);
     return {grads.dq, grads.dk, grads.dv};
   }
 };

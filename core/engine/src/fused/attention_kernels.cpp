@@ -1,62 +1,33 @@
-// Flash-attention on the CPU. Forward runs one task per (batch, head, query
-// tile): the tile's queries stream over key tiles up to the diagonal with a
-// running max and sum (the online softmax), so a query tile's K and V rows
-// stay in cache while every row of the tile uses them, and only the output
-// and one log-sum-exp per row outlive the call. Backward runs one task per
-// (batch, KV head): every query head of the group and every key it reads
-// belong to that task, so dQ, dK and dV are accumulated in place with no
-// locks and no per-thread copies; it rebuilds each probability as
-// exp(s − lse) instead of reading a stored one. The products over hd are
-// at::vec::Vectorized dot products and AXPYs: with hd of 8 to 128, a GEMM
-// call per tile would cost more in dispatch than it saves.
+// Flash-attention on the CPU, in query tiles. Forward runs one task per
+// (batch, head, query tile): the tile's scores against every key up to its
+// last query, [tile, keys], exist only in a per-thread buffer, so no T×T
+// tensor outlives the call, only the output and one log-sum-exp per row.
+// Backward runs one task per (batch, KV head): every query head of the group
+// and every key it reads belong to that task, so dQ, dK and dV are written in
+// place with no locks and no per-thread copies; it rebuilds each tile's
+// probabilities as exp(s − lse) instead of reading stored ones. A whole query
+// tile sees all of its keys at once, so the softmax is the plain one (no
+// online rescaling), and the five products per tile are GEMMs (fused/gemm):
+// with hd of 64 a tile product is 64×keys×64, large enough for a GEMM kernel,
+// where vector dot products ran at a third of its rate (docs/PERF.md).
 #include "fused/attention_kernels.hpp"
 
 #include <ATen/Parallel.h>
-#include <ATen/cpu/vec/vec.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "fused/gemm.hpp"
+#include "fused/vector_kernels.hpp"
+
 namespace tb::engine::fused::detail {
 namespace {
 
-using Vec = at::vec::Vectorized<float>;
-constexpr std::int64_t kQueryTile = 32;
-constexpr std::int64_t kKeyTile = 64;
-
-float dot(const float* a, const float* b, std::int64_t n) {
-  Vec acc(0.0F);
-  std::int64_t i = 0;
-  for (; i + Vec::size() <= n; i += Vec::size()) {
-    acc = at::vec::fmadd(Vec::loadu(a + i), Vec::loadu(b + i), acc);
-  }
-  std::array<float, Vec::size()> lanes{};
-  acc.store(lanes.data());
-  float sum = 0.0F;
-  for (const float lane : lanes) sum += lane;
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
-// y += alpha · x
-void axpy(float alpha, const float* x, float* y, std::int64_t n) {
-  const Vec a(alpha);
-  std::int64_t i = 0;
-  for (; i + Vec::size() <= n; i += Vec::size()) {
-    at::vec::fmadd(a, Vec::loadu(x + i), Vec::loadu(y + i)).store(y + i);
-  }
-  for (; i < n; ++i) y[i] += alpha * x[i];
-}
-
-void scaleInPlace(float* y, float alpha, std::int64_t n) {
-  const Vec a(alpha);
-  std::int64_t i = 0;
-  for (; i + Vec::size() <= n; i += Vec::size()) (Vec::loadu(y + i) * a).store(y + i);
-  for (; i < n; ++i) y[i] *= alpha;
-}
+using cpu::gemm;
+using cpu::Op;
+constexpr std::int64_t kQueryTile = 64;
 
 // Row offsets into the [B, T, heads, hd] layouts of q / out and k / v.
 struct RowIndex {
@@ -70,11 +41,22 @@ struct RowIndex {
   [[nodiscard]] std::int64_t lse(std::int64_t b, std::int64_t h, std::int64_t t) const {
     return (b * s.heads + h) * s.seq + t;
   }
+  [[nodiscard]] std::int64_t queryStride() const { return s.heads * s.headDim; }
+  [[nodiscard]] std::int64_t keyStride() const { return s.kvHeads * s.headDim; }
+};
+
+/// One query tile: queries [i0, i1) against keys [0, i1).
+struct QueryTile {
+  std::int64_t i0 = 0;
+  std::int64_t i1 = 0;
+  [[nodiscard]] std::int64_t rows() const { return i1 - i0; }
+  [[nodiscard]] std::int64_t keys() const { return i1; }
 };
 
 }  // namespace
 
 AttentionShape attentionShape(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+
   for (const at::Tensor* t : {&q, &k, &v}) {
     TORCH_CHECK(t->scalar_type() == at::kFloat && t->device().is_cpu(),
                 "fused::causalAttention takes float32 CPU tensors, got ", t->scalar_type(),
@@ -107,55 +89,34 @@ AttentionForward attentionForward(const AttentionShape& s, const at::Tensor& q,
   float* op = result.out.data_ptr<float>();
   float* lp = result.lse.data_ptr<float>();
   const RowIndex index{s};
-  const std::int64_t hd = s.headDim;
   const std::int64_t tiles = (s.seq + kQueryTile - 1) / kQueryTile;
+  const cpu::VectorKernels& vec = cpu::vectorKernels();
 
   at::parallel_for(0, s.batch * s.heads * tiles, 1, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<float> acc(static_cast<std::size_t>(kQueryTile * hd));
-    std::array<float, kKeyTile> scores{};
-    std::array<float, kQueryTile> rowMax{};
-    std::array<float, kQueryTile> rowSum{};
+    std::vector<float> scores(static_cast<std::size_t>(kQueryTile * s.seq));
     for (std::int64_t task = begin; task < end; ++task) {
       const std::int64_t b = task / (s.heads * tiles);
       const std::int64_t h = (task / tiles) % s.heads;
       const std::int64_t g = h / s.groups();
       const std::int64_t i0 = (task % tiles) * kQueryTile;
-      const std::int64_t i1 = std::min(i0 + kQueryTile, s.seq);
-      std::fill(acc.begin(), acc.end(), 0.0F);
-      rowMax.fill(-std::numeric_limits<float>::infinity());
-      rowSum.fill(0.0F);
-      for (std::int64_t j0 = 0; j0 < i1; j0 += kKeyTile) {
-        for (std::int64_t i = std::max(i0, j0); i < i1; ++i) {
-          const std::int64_t r = i - i0;
-          const float* qi = qp + index.query(b, i, h);
-          const std::int64_t jEnd = std::min(j0 + kKeyTile, i + 1);
-          float tileMax = -std::numeric_limits<float>::infinity();
-          for (std::int64_t j = j0; j < jEnd; ++j) {
-            const float score = s.scale * dot(qi, kp + index.key(b, j, g), hd);
-            scores[static_cast<std::size_t>(j - j0)] = score;
-            tileMax = std::max(tileMax, score);
-          }
-          float* accRow = acc.data() + r * hd;
-          const float newMax = std::max(rowMax[static_cast<std::size_t>(r)], tileMax);
-          const float rescale = std::exp(rowMax[static_cast<std::size_t>(r)] - newMax);
-          scaleInPlace(accRow, rescale, hd);
-          float sum = rowSum[static_cast<std::size_t>(r)] * rescale;
-          for (std::int64_t j = j0; j < jEnd; ++j) {
-            const float p = std::exp(scores[static_cast<std::size_t>(j - j0)] - newMax);
-            sum += p;
-            axpy(p, vp + index.key(b, j, g), accRow, hd);
-          }
-          rowMax[static_cast<std::size_t>(r)] = newMax;
-          rowSum[static_cast<std::size_t>(r)] = sum;
-        }
+      const QueryTile tile{i0, std::min(i0 + kQueryTile, s.seq)};
+      const std::int64_t keys = tile.keys();
+      gemm(Op::Plain, Op::Transposed, tile.rows(), keys, s.headDim, s.scale,
+           qp + index.query(b, tile.i0, h), index.queryStride(), kp + index.key(b, 0, g),
+           index.keyStride(), 0.0F, scores.data(), keys);
+      for (std::int64_t i = tile.i0; i < tile.i1; ++i) {
+        float* row = scores.data() + (i - tile.i0) * keys;
+        const std::int64_t visible = i + 1;  // causal: keys 0..i
+        const float rowMax = vec.maxOf(row, visible);
+        const float sum = vec.expShifted(row, visible, rowMax);
+        const float inverse = 1.0F / sum;
+        for (std::int64_t j = 0; j < visible; ++j) row[j] *= inverse;
+        std::fill(row + visible, row + keys, 0.0F);
+        lp[index.lse(b, h, i)] = rowMax + std::log(sum);
       }
-      for (std::int64_t i = i0; i < i1; ++i) {
-        const auto r = static_cast<std::size_t>(i - i0);
-        float* outRow = op + index.query(b, i, h);
-        const float* accRow = acc.data() + static_cast<std::int64_t>(r) * hd;
-        for (std::int64_t c = 0; c < hd; ++c) outRow[c] = accRow[c] / rowSum[r];
-        lp[index.lse(b, h, i)] = rowMax[r] + std::log(rowSum[r]);
-      }
+      gemm(Op::Plain, Op::Plain, tile.rows(), s.headDim, keys, 1.0F, scores.data(), keys,
+           vp + index.key(b, 0, g), index.keyStride(), 0.0F, op + index.query(b, tile.i0, h),
+           index.queryStride());
     }
   });
   return result;
@@ -163,52 +124,68 @@ AttentionForward attentionForward(const AttentionShape& s, const at::Tensor& q,
 
 AttentionGradients attentionBackward(const AttentionShape& s, const at::Tensor& q,
                                      const at::Tensor& k, const at::Tensor& v,
-                                     const at::Tensor& out, const at::Tensor& lse,
+                                     const at::Tensor& lse,
                                      const at::Tensor& dOut) {
-  AttentionGradients grads{at::zeros_like(q), at::zeros_like(k), at::zeros_like(v)};
+  // dQ is written whole, tile by tile; dK and dV accumulate over query heads.
+  AttentionGradients grads{at::empty_like(q), at::zeros_like(k), at::zeros_like(v)};
   const float* qp = q.data_ptr<float>();
   const float* kp = k.data_ptr<float>();
   const float* vp = v.data_ptr<float>();
-  const float* op = out.data_ptr<float>();
   const float* lp = lse.data_ptr<float>();
   const float* dop = dOut.data_ptr<float>();
   float* dqp = grads.dq.data_ptr<float>();
   float* dkp = grads.dk.data_ptr<float>();
   float* dvp = grads.dv.data_ptr<float>();
   const RowIndex index{s};
-  const std::int64_t hd = s.headDim;
+  const std::int64_t qs = index.queryStride();
+  const std::int64_t ks = index.keyStride();
+  const cpu::VectorKernels& vec = cpu::vectorKernels();
 
   at::parallel_for(0, s.batch * s.kvHeads, 1, [&](std::int64_t begin, std::int64_t end) {
-    // rowsum(dO ∘ O) per query row: the softmax backward's correction term.
-    std::vector<float> delta(static_cast<std::size_t>(s.seq));
+    const auto tileFloats = static_cast<std::size_t>(kQueryTile * s.seq);
+    std::vector<float> probabilities(tileFloats);
+    std::vector<float> dScores(tileFloats);
     for (std::int64_t task = begin; task < end; ++task) {
       const std::int64_t b = task / s.kvHeads;
       const std::int64_t g = task % s.kvHeads;
+      const float* kRows = kp + index.key(b, 0, g);
+      const float* vRows = vp + index.key(b, 0, g);
       for (std::int64_t h = g * s.groups(); h < (g + 1) * s.groups(); ++h) {
-        for (std::int64_t i = 0; i < s.seq; ++i) {
-          delta[static_cast<std::size_t>(i)] =
-              dot(dop + index.query(b, i, h), op + index.query(b, i, h), hd);
-        }
         for (std::int64_t i0 = 0; i0 < s.seq; i0 += kQueryTile) {
-          const std::int64_t i1 = std::min(i0 + kQueryTile, s.seq);
-          for (std::int64_t j0 = 0; j0 < i1; j0 += kKeyTile) {
-            for (std::int64_t i = std::max(i0, j0); i < i1; ++i) {
-              const float* qi = qp + index.query(b, i, h);
-              const float* doi = dop + index.query(b, i, h);
-              float* dqi = dqp + index.query(b, i, h);
-              const float rowLse = lp[index.lse(b, h, i)];
-              const float rowDelta = delta[static_cast<std::size_t>(i)];
-              const std::int64_t jEnd = std::min(j0 + kKeyTile, i + 1);
-              for (std::int64_t j = j0; j < jEnd; ++j) {
-                const std::int64_t kj = index.key(b, j, g);
-                const float p = std::exp(s.scale * dot(qi, kp + kj, hd) - rowLse);
-                axpy(p, doi, dvp + kj, hd);
-                const float dScore = p * (dot(doi, vp + kj, hd) - rowDelta) * s.scale;
-                axpy(dScore, kp + kj, dqi, hd);
-                axpy(dScore, qi, dkp + kj, hd);
-              }
-            }
+          const QueryTile tile{i0, std::min(i0 + kQueryTile, s.seq)};
+          const std::int64_t rows = tile.rows();
+          const std::int64_t keys = tile.keys();
+          const float* qTile = qp + index.query(b, tile.i0, h);
+          const float* doTile = dop + index.query(b, tile.i0, h);
+          float* p = probabilities.data();
+          float* ds = dScores.data();
+          // P = exp(scale·QKᵀ − lse), zero above the diagonal.
+          gemm(Op::Plain, Op::Transposed, rows, keys, s.headDim, s.scale, qTile, qs, kRows, ks,
+               0.0F, p, keys);
+          // dP = dO·Vᵀ
+          gemm(Op::Plain, Op::Transposed, rows, keys, s.headDim, 1.0F, doTile, qs, vRows, ks,
+               0.0F, ds, keys);
+          for (std::int64_t i = tile.i0; i < tile.i1; ++i) {
+            const std::int64_t r = i - tile.i0;
+            const float rowLse = lp[index.lse(b, h, i)];
+            float* pRow = p + r * keys;
+            float* dsRow = ds + r * keys;
+            // The softmax backward's correction term rowsum(P ∘ dP), as the
+            // plain softmax backward forms it (equal to rowsum(dO ∘ O), but
+            // from the same dP values, so a row whose probabilities are one
+            // key's 1.0 gets an exact zero gradient, as the reference does).
+            const float delta = vec.expShiftedDot(pRow, dsRow, i + 1, rowLse);
+            vec.softmaxBackward(pRow, dsRow, i + 1, delta, s.scale);
+            std::fill(pRow + i + 1, pRow + keys, 0.0F);
+            std::fill(dsRow + i + 1, dsRow + keys, 0.0F);
           }
+          // dV += Pᵀ·dO, dQ = dS·K, dK += dSᵀ·Q
+          gemm(Op::Transposed, Op::Plain, keys, s.headDim, rows, 1.0F, p, keys, doTile, qs, 1.0F,
+               dvp + index.key(b, 0, g), ks);
+          gemm(Op::Plain, Op::Plain, rows, s.headDim, keys, 1.0F, ds, keys, kRows, ks, 0.0F,
+               dqp + index.query(b, tile.i0, h), qs);
+          gemm(Op::Transposed, Op::Plain, keys, s.headDim, rows, 1.0F, ds, keys, qTile, qs, 1.0F,
+               dkp + index.key(b, 0, g), ks);
         }
       }
     }

@@ -1,7 +1,8 @@
 // The CPU kernels behind fused::causalAttention, apart from its autograd
 // wrapper so that the wrapper reads as the contract (what is saved, what is
 // returned) and the kernels as the arithmetic. Both are flash-attention style:
-// an online softmax over key tiles up to the diagonal, so no T×T tensor exists.
+// query tiles against the keys up to their diagonal, in per-thread buffers, so
+// no T×T tensor exists.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -39,8 +40,8 @@ struct AttentionForward {
 [[nodiscard]] AttentionForward attentionForward(const AttentionShape& shape, const at::Tensor& q,
                                                 const at::Tensor& k, const at::Tensor& v);
 
-/// Gradients of q, k, v from the saved forward and the output's gradient
-/// (all contiguous float32; out and dOut [B, T, H·hd]).
+/// Gradients of q, k, v from the inputs, the saved log-sum-exp and the
+/// output's gradient (all contiguous float32; dOut [B, T, H·hd]).
 struct AttentionGradients {
   at::Tensor dq;
   at::Tensor dk;
@@ -49,8 +50,7 @@ struct AttentionGradients {
 
 [[nodiscard]] AttentionGradients attentionBackward(const AttentionShape& shape,
                                                    const at::Tensor& q, const at::Tensor& k,
-                                                   const at::Tensor& v, const at::Tensor& out,
-                                                   const at::Tensor& lse,
+                                                   const at::Tensor& v, const at::Tensor& lse,
                                                    const at::Tensor& dOut);
 
 }  // namespace tb::engine::fused::detail

@@ -33,8 +33,9 @@ namespace tb::engine::fused {
                                          const at::Tensor& v);
 
 /// ops::crossEntropy(x · weightᵀ, targets) computed `chunkRows` rows at a
-/// time: the [N, vocab] logits exist one chunk at a time, and backward
-/// recomputes each chunk's logits. Matrix products run on `path`.
+/// time: the [N, vocab] logits exist one chunk at a time, and when autograd
+/// records, forward computes the input gradients as it goes (backward only
+/// scales them). The logits' products run on `path`.
 [[nodiscard]] at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight,
                                   const at::Tensor& targets, const MatmulPath& path,
                                   std::int64_t chunkRows = 256);

@@ -1,18 +1,22 @@
 // The output head fused with the cross-entropy. The plain head materialises
 // the float32 logits [N, V], their log-softmax and its gradient (12 bytes per
 // entry, the largest tensors of a small model's step); here only one chunk of
-// `chunkRows` logit rows exists at a time, forward keeps one log-sum-exp per
-// row, and backward recomputes each chunk's logits and turns them in place
-// into the chunk's logit gradient, softmax − one-hot scaled by 1/N.
+// `chunkRows` logit rows exists at a time. The loss is the last op of the
+// step, so when gradients are wanted the forward pass finishes the head's
+// backward too: each chunk's logits become, in place, the chunk's logit
+// gradient (softmax − one-hot)/N and are multiplied into dX and dW at once,
+// and backward only scales the two by the loss's incoming gradient (1 in
+// training). Recomputing the logits in backward instead, as a separate
+// backward would have to, costs a fourth product the size of the head's
+// three, about a quarter of the head's time (docs/PERF.md).
 //
-// The logits of both passes come from the run's MatmulPath (the same
-// product, shape and weight layout as the plain head's linear, so the
-// probed fastest path serves it). The two backward products are not
-// linear-shaped: dX = dZ·W would need a transposed copy of W per chunk, and
-// dW += dZᵀ·X accumulates into one [V, D] buffer, which MatmulPath cannot
-// express without a [V, D] temporary per chunk that would cost back the
-// memory the fusion saves; they run as at::mm_out / addmm_ (BLAS with
-// transpose flags, writing in place).
+// The logits come from the run's MatmulPath (the same product, shape and
+// weight layout as the plain head's linear, so the probed fastest path
+// serves it). The gradient products are not linear-shaped: dX = dZ·W would
+// need a transposed copy of W per chunk, and dW += dZᵀ·X accumulates into one
+// [V, D] buffer, which MatmulPath cannot express without a [V, D] temporary
+// per chunk; they run as GEMMs with transpose flags writing in place
+// (fused/gemm).
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -21,19 +25,16 @@
 #include <vector>
 
 #include "fused/fused_ops.hpp"
+#include "fused/gemm.hpp"
+#include "fused/vector_kernels.hpp"
 
 namespace tb::engine::fused {
 namespace {
 
+using cpu::gemm;
+using cpu::Op;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-// Carries the (non-tensor) MatmulPath from forward to backward through the
-// context's IValue map; the path outlives the step that uses it.
-struct PathRef : torch::CustomClassHolder {
-  explicit PathRef(const MatmulPath* p) : path(p) {}
-  const MatmulPath* path;
-};
 
 void checkInputs(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& targets,
                  std::int64_t chunkRows) {
@@ -63,14 +64,14 @@ void chunkForward(const at::Tensor& logits, const std::int64_t* targets, float* 
                   double* rowLoss) {
   const std::int64_t vocab = logits.size(1);
   const float* z = logits.data_ptr<float>();
+  const cpu::VectorKernels& vec = cpu::vectorKernels();
   at::parallel_for(0, logits.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t r = begin; r < end; ++r) {
       const float* row = z + r * vocab;
-      const float rowMax = *std::max_element(row, row + vocab);
+      const float rowMax = vec.maxOf(row, vocab);
       // A double sum: over tens of thousands of entries a float one drifts
       // by more than the parity tolerance.
-      double sum = 0.0;
-      for (std::int64_t c = 0; c < vocab; ++c) sum += std::exp(row[c] - rowMax);
+      const double sum = vec.sumExpShifted(row, vocab, rowMax);
       lse[r] = rowMax + static_cast<float>(std::log(sum));
       rowLoss[r] = static_cast<double>(lse[r]) - static_cast<double>(row[targets[r]]);
     }
@@ -82,10 +83,11 @@ void chunkBackward(at::Tensor& logits, const std::int64_t* targets, const float*
                    float scale) {
   const std::int64_t vocab = logits.size(1);
   float* z = logits.data_ptr<float>();
+  const cpu::VectorKernels& vec = cpu::vectorKernels();
   at::parallel_for(0, logits.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t r = begin; r < end; ++r) {
       float* row = z + r * vocab;
-      for (std::int64_t c = 0; c < vocab; ++c) row[c] = std::exp(row[c] - lse[r]) * scale;
+      vec.expShiftedScaled(row, vocab, lse[r], scale);
       row[targets[r]] -= scale;
     }
   });
@@ -95,56 +97,52 @@ class FusedHeadLoss : public torch::autograd::Function<FusedHeadLoss> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight,
                             const at::Tensor& targets, const MatmulPath* path,
-                            std::int64_t chunkRows) {
+                            std::int64_t chunkRows, bool wantX, bool wantWeight) {
     checkInputs(x, weight, targets, chunkRows);
     const at::Tensor xc = x.contiguous();
+    const at::Tensor wc = weight.contiguous();  // a no-op for a parameter
     const at::Tensor tc = targets.contiguous();
     const std::int64_t rows = xc.size(0);
+    const std::int64_t dim = xc.size(1);
+    const std::int64_t vocab = wc.size(0);
+    const auto* target = tc.data_ptr<std::int64_t>();
     at::Tensor lse = at::empty({rows}, xc.options());
+    at::Tensor dx = wantX ? at::empty_like(xc) : at::Tensor();
+    at::Tensor dw = wantWeight ? at::zeros_like(wc) : at::Tensor();
+    const auto scale = static_cast<float>(1.0 / static_cast<double>(rows));
     std::vector<double> rowLoss(static_cast<std::size_t>(rows));
     for (std::int64_t c0 = 0; c0 < rows; c0 += chunkRows) {
       const std::int64_t n = std::min(chunkRows, rows - c0);
-      const at::Tensor logits = path->linear(xc.narrow(0, c0, n), weight, {}).contiguous();
-      chunkForward(logits, tc.data_ptr<std::int64_t>() + c0, lse.data_ptr<float>() + c0,
-                   rowLoss.data() + c0);
+      const at::Tensor xChunk = xc.narrow(0, c0, n);
+      at::Tensor logits = path->linear(xChunk, wc, {}).contiguous();
+      chunkForward(logits, target + c0, lse.data_ptr<float>() + c0, rowLoss.data() + c0);
+      if (!wantX && !wantWeight) continue;
+      chunkBackward(logits, target + c0, lse.data_ptr<float>() + c0, scale);
+      const float* dz = logits.data_ptr<float>();
+      if (wantX) {  // dX[chunk] = dZ · W
+        gemm(Op::Plain, Op::Plain, n, dim, vocab, 1.0F, dz, vocab, wc.data_ptr<float>(), dim,
+             0.0F, dx.data_ptr<float>() + c0 * dim, dim);
+      }
+      if (wantWeight) {  // dW += dZᵀ · X[chunk]
+        gemm(Op::Transposed, Op::Plain, vocab, dim, n, 1.0F, dz, vocab,
+             xChunk.data_ptr<float>(), dim, 1.0F, dw.data_ptr<float>(), dim);
+      }
     }
     double total = 0.0;
     for (const double loss : rowLoss) total += loss;  // in order: deterministic
-    ctx->save_for_backward({xc, weight, tc, lse});
-    ctx->saved_data["path"] = c10::IValue::make_capsule(c10::make_intrusive<PathRef>(path));
-    ctx->saved_data["chunk_rows"] = chunkRows;
+    ctx->save_for_backward({dx, dw});
     return at::scalar_tensor(total / static_cast<double>(rows), xc.options());
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list gradOutputs) {
     const variable_list saved = ctx->get_saved_variables();
-    const at::Tensor& x = saved[0];
-    const at::Tensor& weight = saved[1];
-    const auto* targets = saved[2].data_ptr<std::int64_t>();
-    const auto* lse = saved[3].data_ptr<float>();
-    const auto holder = ctx->saved_data["path"].toCapsule();
-    const MatmulPath* path = static_cast<const PathRef*>(holder.get())->path;
-    const std::int64_t chunkRows = ctx->saved_data["chunk_rows"].toInt();
-    const std::int64_t rows = x.size(0);
-    const auto scale =
-        static_cast<float>(gradOutputs[0].item<double>() / static_cast<double>(rows));
-    const bool wantX = ctx->needs_input_grad(0);
-    const bool wantWeight = ctx->needs_input_grad(1);
-    at::Tensor dx = wantX ? at::empty_like(x) : at::Tensor();
-    at::Tensor dw = wantWeight ? at::zeros_like(weight) : at::Tensor();
-    if (!wantX && !wantWeight) return {dx, dw, at::Tensor(), at::Tensor(), at::Tensor()};
-    for (std::int64_t c0 = 0; c0 < rows; c0 += chunkRows) {
-      const std::int64_t n = std::min(chunkRows, rows - c0);
-      const at::Tensor xChunk = x.narrow(0, c0, n);
-      at::Tensor dLogits = path->linear(xChunk, weight, {}).contiguous();
-      chunkBackward(dLogits, targets + c0, lse + c0, scale);
-      if (wantX) {
-        at::Tensor dxChunk = dx.narrow(0, c0, n);
-        at::mm_out(dxChunk, dLogits, weight);
-      }
-      if (wantWeight) dw.addmm_(dLogits.t(), xChunk);
-    }
-    return {dx, dw, at::Tensor(), at::Tensor(), at::Tensor()};
+    const at::Tensor& g = gradOutputs[0];
+    const auto scaled = [&g](const at::Tensor& gradient) {
+      return gradient.defined() ? gradient * g : at::Tensor();
+    };
+    const at::Tensor dx = ctx->needs_input_grad(0) ? scaled(saved[0]) : at::Tensor();
+    const at::Tensor dw = ctx->needs_input_grad(1) ? scaled(saved[1]) : at::Tensor();
+    return {dx, dw, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -152,7 +150,10 @@ class FusedHeadLoss : public torch::autograd::Function<FusedHeadLoss> {
 
 at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& targets,
                     const MatmulPath& path, std::int64_t chunkRows) {
-  return FusedHeadLoss::apply(x, weight, targets, &path, chunkRows);
+  // Decided here: inside forward, autograd has switched gradient mode off.
+  const bool recording = at::GradMode::is_enabled();
+  return FusedHeadLoss::apply(x, weight, targets, &path, chunkRows,
+                              recording && x.requires_grad(), recording && weight.requires_grad());
 }
 
 }  // namespace tb::engine::fused

@@ -5,52 +5,33 @@
 //   da = g · b · s · (1 + a · (1 − s)),   db = g · a · s,   s = sigmoid(a)
 #include <torch/csrc/autograd/custom_function.h>
 
-#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
+#include "fused/vector_kernels.hpp"
 
 namespace tb::engine::fused {
 namespace {
 
-using cpu::kLanes;
-using cpu::Vec;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 constexpr std::int64_t kGrain = 8192;
 
 void gateForward(const float* a, const float* b, float* y, std::int64_t n) {
+  const auto kernel = cpu::vectorKernels().swiGluForward;
   at::parallel_for(0, n, kGrain, [&](std::int64_t begin, std::int64_t end) {
-    const Vec one(1.0F);
-    std::int64_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      const Vec av = Vec::loadu(a + i);
-      (av / (one + av.neg().exp()) * Vec::loadu(b + i)).store(y + i);
-    }
-    for (; i < end; ++i) y[i] = a[i] / (1.0F + std::exp(-a[i])) * b[i];
+    kernel(a + begin, b + begin, y + begin, end - begin);
   });
 }
 
 void gateBackward(const float* g, const float* a, const float* b, float* da, float* db,
                   std::int64_t n) {
+  const auto kernel = cpu::vectorKernels().swiGluBackward;
   at::parallel_for(0, n, kGrain, [&](std::int64_t begin, std::int64_t end) {
-    const Vec one(1.0F);
-    std::int64_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      const Vec gv = Vec::loadu(g + i);
-      const Vec av = Vec::loadu(a + i);
-      const Vec s = one / (one + av.neg().exp());
-      (gv * Vec::loadu(b + i) * s * (one + av * (one - s))).store(da + i);
-      (gv * av * s).store(db + i);
-    }
-    for (; i < end; ++i) {
-      const float s = 1.0F / (1.0F + std::exp(-a[i]));
-      da[i] = g[i] * b[i] * s * (1.0F + a[i] * (1.0F - s));
-      db[i] = g[i] * a[i] * s;
-    }
+    kernel(g + begin, a + begin, b + begin, da + begin, db + begin, end - begin);
   });
 }
 

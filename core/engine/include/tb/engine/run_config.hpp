@@ -63,11 +63,12 @@ struct RecomputePolicy {
 /// never its math, so the ablation can show what each one buys; the stock
 /// runtime (what Base measures) has them all off.
 struct RuntimeOptions {
-  bool threads = true;        ///< intra-op threads = physical cores (stock: LibTorch's default)
+  bool threads = true;        ///< one pool of physical-core threads, owned by the matmul path's library
   bool matmul = true;         ///< matrix products on the path the start-up probe measured fastest
   bool lazySync = true;       ///< loss and gradient norm read back at log intervals only
   bool flatGradients = true;  ///< parameters, gradients and AdamW state in flat buffers
   bool gqaInPlace = true;     ///< attention reads each KV head in place instead of repeating it
+  bool keepMemory = true;     ///< freed host memory stays mapped for the next step's tensors
 
   friend bool operator==(const RuntimeOptions&, const RuntimeOptions&) = default;
 };
@@ -77,7 +78,7 @@ struct RuntimeOptions {
 
 /// `--runtime`: "stock" or "tuned", optionally followed by switch changes, as
 /// in "tuned,-matmul" or "stock,+gqa". Switch names: threads, matmul, sync,
-/// flat-grads, gqa. BadInput names an unknown word.
+/// flat-grads, gqa, alloc. BadInput names an unknown word.
 [[nodiscard]] Expected<RuntimeOptions> parseRuntime(std::string_view text);
 /// The shortest spelling parseRuntime reads back to `options`.
 [[nodiscard]] std::string toString(const RuntimeOptions& options);

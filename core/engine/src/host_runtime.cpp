@@ -1,0 +1,60 @@
+// The BLAS entry points are looked up at run time rather than linked: the
+// engine links LibTorch, not a BLAS, and must build against LibTorch packages
+// that bring MKL or no BLAS of their own (upstream CUDA builds).
+#include "host_runtime.hpp"
+
+#include <dlfcn.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace tb::engine {
+namespace {
+
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
+
+template <typename Function>
+Function lookup(const char* symbol) {
+  // RTLD_DEFAULT: the global scope, where LibTorch's own BLAS dependency sits.
+  return reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, symbol));
+}
+
+/// OpenBLAS built with pthreads has its own pool; built with OpenMP it shares
+/// LibTorch's and must not be touched separately (openblas_get_parallel: 1 =
+/// pthreads, 2 = OpenMP).
+bool hasOwnPool() {
+  static const bool own = [] {
+    const auto parallel = lookup<GetThreads>("openblas_get_parallel");
+    return parallel != nullptr && parallel() == 1 &&
+           lookup<SetThreads>("openblas_set_num_threads") != nullptr &&
+           lookup<GetThreads>("openblas_get_num_threads") != nullptr;
+  }();
+  return own;
+}
+
+}  // namespace
+
+int blasLibraryThreads() {
+  return hasOwnPool() ? lookup<GetThreads>("openblas_get_num_threads")() : 0;
+}
+
+bool setBlasLibraryThreads(int threads) {
+  if (!hasOwnPool() || threads < 1) return false;
+  lookup<SetThreads>("openblas_set_num_threads")(threads);
+  return true;
+}
+
+void keepFreedHostMemory() {
+#if defined(__GLIBC__)
+  // 32 MiB is the largest mmap threshold glibc accepts on 64-bit; setting it
+  // also stops glibc's dynamic threshold from moving. The trim threshold is
+  // a ceiling no step reaches, so the top of the heap is never given back.
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 * 1024 * 1024);
+#endif
+}
+
+}  // namespace tb::engine
