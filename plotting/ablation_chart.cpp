@@ -4,6 +4,8 @@
 // stale colours behind.
 #include "plotting/ablation_charts.h"
 
+#include <algorithm>
+
 #include "plotting/ablation_series.h"
 #include "plotting/chart_context_menu.h"
 
@@ -29,6 +31,7 @@ void AblationChart::setResults(const tb::bench::AblationResults& results) {
 
 void AblationChart::rebuild() {
   forget();
+  legend->clearItems();  // keys that belong to no plottable (the loss chart's)
   clearPlottables();
   clearItems();
   seriesNames_.clear();
@@ -50,7 +53,33 @@ void AblationChart::rebuild() {
     showMessage(tr("No results loaded"));
   }
   legend->setVisible(legend->itemCount() > 0);
+  fitLegend();
   applyTheme(*this, theme());
+}
+
+void AblationChart::fitLegend() {
+  // itemCount() counts the grid's cells, and a wrapped grid has empty ones.
+  int entries = 0;
+  int widest = 1;
+  for (int index = 0; index < legend->itemCount(); ++index) {
+    if (const QCPAbstractLegendItem* entry = legend->item(index)) {
+      ++entries;
+      widest = std::max(widest, entry->minimumOuterSizeHint().width());
+    }
+  }
+  if (entries == 0) return;
+  const QMargins margins = legend->margins();
+  const int room = width() - margins.left() - margins.right();
+  const int spacing = legend->columnSpacing();
+  const int columns = std::clamp((room + spacing) / (widest + spacing), 1, entries);
+  if (columns == legend->wrap()) return;
+  legend->setWrap(columns);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-flows the current entries
+}
+
+void AblationChart::resizeEvent(QResizeEvent* event) {
+  fitLegend();
+  ThemedChart::resizeEvent(event);
 }
 
 void AblationChart::useChainAxis() {

@@ -62,8 +62,13 @@ class AblationChart : public ThemedChart {
   /// The entry of `bars` whose QCPBars rectangle is under `position`, or nullptr.
   [[nodiscard]] const AblationBar* barAt(const QVector<AblationBar>& bars,
                                          const QPointF& position) const;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// As many legend columns as the widest entry allows at the current width,
+  /// so the legend wraps onto more rows instead of running past the edge.
+  void fitLegend();
+
   tb::bench::AblationResults results_;
   QStringList seriesNames_;
 };
@@ -148,7 +153,9 @@ class StepTimeChart : public AblationChart {
 };
 
 /// The loss curve of every configuration that recorded one, overlaid against
-/// the step, so a configuration that changed the math stands out.
+/// the step, so a configuration that changed the math stands out. The legend
+/// has one key per configuration (colour) and one per series (dash); hover
+/// over a curve or a key names it in full.
 class LossCurvesChart : public AblationChart {
   Q_OBJECT
 

@@ -36,11 +36,15 @@ void append(std::vector<tb::report::ReportChart>& charts, AblationChart& chart,
 
 }  // namespace
 
-std::vector<tb::report::ReportChart> renderAblationCharts(
-    const tb::bench::AblationResults& results, const QSize& size) {
-  std::vector<tb::report::ReportChart> charts;
+tb::report::ReportCharts renderAblationCharts(const tb::bench::AblationResults& results,
+                                              const QSize& size) {
+  tb::report::ReportCharts drawn;
   // Widgets need a QApplication; without one there is nothing safe to draw on.
-  if (qobject_cast<QApplication*>(QCoreApplication::instance()) == nullptr) return charts;
+  if (qobject_cast<QApplication*>(QCoreApplication::instance()) == nullptr) {
+    drawn.note = "No charts: they are drawn by widgets, and this program has no QApplication.";
+    return drawn;
+  }
+  std::vector<tb::report::ReportChart>& charts = drawn.charts;
 
   // A chart with nothing to show (no loss curves in an import-only file) is
   // left out rather than embedded as an empty frame.
@@ -61,7 +65,8 @@ std::vector<tb::report::ReportChart> renderAblationCharts(
   LossCurvesChart losses;
   prepare(losses, results, size);
   if (!losses.curveNames().isEmpty()) append(charts, losses, size, "Loss curves");
-  return charts;
+  if (charts.empty()) drawn.note = "No charts: these results hold nothing to chart.";
+  return drawn;
 }
 
 }  // namespace tb::plotting

@@ -5,8 +5,6 @@
 
 #include <QSize>
 
-#include <vector>
-
 #include "tb/bench/results.hpp"
 #include "tb/report/report.hpp"
 
@@ -15,8 +13,9 @@ namespace tb::plotting {
 /// Renders throughput (normalised to Base), peak memory, step times and loss
 /// curves of `results` as SVG charts of `size` pixels for a report. Needs a
 /// QApplication (the offscreen platform will do). Charts that fail to render
-/// are left out, so the list may be shorter than four.
-[[nodiscard]] std::vector<tb::report::ReportChart> renderAblationCharts(
+/// or have nothing to show are left out, so the list may be shorter than
+/// four; when it is empty, the note says why, for the report's reader.
+[[nodiscard]] tb::report::ReportCharts renderAblationCharts(
     const tb::bench::AblationResults& results, const QSize& size);
 
 }  // namespace tb::plotting

@@ -1,12 +1,18 @@
 // A curve's colour says which configuration it is (the same colour for a
 // chain position in every series) and its dash says which series, so four
-// engine curves and four cluster curves stay tellable apart. Identical math
-// should give overlapping curves; a curve that peels away is the finding.
+// engine curves and four cluster curves stay tellable apart. The legend says
+// exactly that, in keys (four colours, one dash per series), rather than one
+// entry per curve whose long names would not fit under a small chart.
+// Identical math should give overlapping curves; one that peels away is the
+// finding.
 #include "plotting/ablation_charts.h"
 
+#include <array>
 #include <limits>
 
 #include "plotting/ablation_series.h"
+#include "plotting/legend_key_item.h"
+#include "tb/bench/ablation.hpp"
 
 namespace tb::plotting {
 
@@ -30,6 +36,8 @@ void LossCurvesChart::draw() {
   double highest = std::numeric_limits<double>::lowest();
   int longest = 0;
   QStringList names;
+  std::array<bool, kChainLength> positionDrawn{};
+  QVector<Qt::PenStyle> dashes;
   for (std::size_t index = 0; index < all.size(); ++index) {
     const AblationSeries& series = all.at(index);
     bool drawn = false;
@@ -40,6 +48,8 @@ void LossCurvesChart::draw() {
       curve->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(config->label),
                                                    series.name));
       curve->setPen(QPen(seriesColor(theme(), position), 1.8, kDashes[index % 4]));
+      curve->removeFromLegend();
+      positionDrawn.at(static_cast<std::size_t>(position)) = true;
       const auto& losses = config->lossCurve;
       for (std::size_t step = 0; step < losses.size(); ++step) {
         curve->addData(static_cast<double>(step + 1), losses.at(step));
@@ -50,9 +60,25 @@ void LossCurvesChart::draw() {
       longest = std::max(longest, static_cast<int>(losses.size()));
       drawn = true;
     }
-    if (drawn) names.append(series.name);
+    if (drawn) {
+      names.append(series.name);
+      dashes.append(kDashes[index % 4]);
+    }
   }
   setSeriesNames(names);
+  // Colour keys in chain order, then one dash key per series.
+  for (int position = 0; position < kChainLength; ++position) {
+    if (!positionDrawn.at(static_cast<std::size_t>(position))) continue;
+    const std::string_view label =
+        tb::bench::label(tb::bench::kAblationSteps.at(static_cast<std::size_t>(position)));
+    const QString full = QString::fromUtf8(label.data(), static_cast<qsizetype>(label.size()));
+    legend->addItem(new LegendKeyItem(legend, QPen(seriesColor(theme(), position), 3.0),
+                                      shortChainLabel(position), tr("Colour of %1").arg(full)));
+  }
+  for (qsizetype index = 0; index < names.size(); ++index) {
+    legend->addItem(new LegendKeyItem(legend, QPen(theme().foreground, 1.8, dashes.at(index)),
+                                      names.at(index), tr("Dash of %1").arg(names.at(index))));
+  }
   xAxis->setLabel(tr("Step"));
   yAxis->setLabel(tr("Loss"));
   if (graphCount() == 0) {
@@ -67,6 +93,13 @@ void LossCurvesChart::draw() {
 }
 
 QString LossCurvesChart::toolTipAt(const QPointF& position) const {
+  if (legend->visible()) {
+    for (int index = 0; index < legend->itemCount(); ++index) {
+      // qobject_cast of an empty cell (nullptr) is nullptr.
+      const auto* key = qobject_cast<const LegendKeyItem*>(legend->item(index));
+      if (key != nullptr && key->outerRect().contains(position.toPoint())) return key->toolTip();
+    }
+  }
   double nearest = selectionTolerance();
   QString text;
   for (int index = 0; index < graphCount(); ++index) {

@@ -84,6 +84,9 @@ TEST(CliBenchmark, TinyAblationWritesResultsAndPrintsTheTable) {
   EXPECT_EQ(results->steps, 3);
   EXPECT_EQ(results->warmupSteps, 1);
   EXPECT_GT(results->memoryBudgetBytes, 0U);
+  EXPECT_TRUE(results->complete);
+  EXPECT_EQ(results->plannedRuns, 4);
+  EXPECT_EQ(results->completedRuns, 4);
   for (const auto& config : results->configurations) {
     ASSERT_EQ(config.runs.size(), 1U) << config.label;
     EXPECT_EQ(config.runs[0].status, "ok") << config.label;
@@ -143,6 +146,10 @@ TEST(CliBenchmark, FailedRunsAreRecordedAndTheExitCodeIsOne) {
   // --json: stdout is the results document itself, even when runs failed.
   std::ifstream file(out / "results.json");
   EXPECT_EQ(parseSingleDocument(run), nlohmann::json::parse(file));
+  // Every run ended, none ended ok: the file says it is partial.
+  EXPECT_FALSE(results->complete);
+  EXPECT_EQ(results->plannedRuns, 4);
+  EXPECT_EQ(results->completedRuns, 0);
   for (const auto& config : results->configurations) {
     ASSERT_EQ(config.runs.size(), 1U) << config.label;
     EXPECT_NE(config.runs[0].status, "ok") << config.label;
@@ -199,6 +206,8 @@ TEST(CliBenchmark, InterruptKeepsTheFinishedRunsAndExitsOne) {
   EXPECT_EQ(WEXITSTATUS(status), 1) << log;
   EXPECT_NE(log.find("stopped by SIGINT"), std::string::npos) << log;
   EXPECT_NE(log.find("partial"), std::string::npos) << log;
+  // The table under which the medians are read says so too.
+  EXPECT_NE(log.find("The results are partial: "), std::string::npos) << log;
   const auto results = tb::bench::loadResults(out / "results.json");
   ASSERT_TRUE(results.ok()) << results.error().message;
   const std::size_t runs = finishedRuns(out / "results.json");
@@ -206,6 +215,9 @@ TEST(CliBenchmark, InterruptKeepsTheFinishedRunsAndExitsOne) {
   EXPECT_LT(runs, 8U);
   ASSERT_FALSE(results->configurations.front().runs.empty());
   EXPECT_EQ(results->configurations.front().runs.front().status, "ok");
+  EXPECT_FALSE(results->complete);
+  EXPECT_EQ(results->plannedRuns, 8);
+  EXPECT_LT(results->completedRuns, 8);
 }
 
 // Issue 7: the launch script of `trainbench config` calls `trainbench

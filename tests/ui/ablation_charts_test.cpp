@@ -9,11 +9,14 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include <algorithm>
 #include <cmath>
 
 #include "plotting/ablation_charts.h"
 #include "plotting/ablation_report_charts.h"
+#include "plotting/ablation_series.h"
 #include "plotting/chart_export.h"
+#include "plotting/legend_key_item.h"
 #include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
 #include "tb/bench/results.hpp"
@@ -185,6 +188,80 @@ class AblationChartsTest : public QObject {
     QCOMPARE(engine.at(3).value, static_cast<double>(peak) / gib);
   }
 
+  // Regression: engine bars (MiB of CPU memory) shared one axis with cluster
+  // bars (tens of GiB per GPU) and were invisible; the budget's label sat on bars.
+  void peakMemoryGivesEngineAndClusterAnAxisEach() {
+    const AblationResults results = withClusterRuns();
+    tb::plotting::PeakMemoryChart chart;
+    chart.resize(900, 500);
+    chart.setResults(results);
+    chart.replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(chart.yAxis2->visible());
+    QVERIFY2(chart.yAxis->label().startsWith(QStringLiteral("Engine")),
+             qPrintable(chart.yAxis->label()));
+    QVERIFY2(chart.yAxis2->label().contains(QStringLiteral("Cluster peak memory per GPU (GiB)")),
+             qPrintable(chart.yAxis2->label()));
+    const int plotHeight = chart.axisRect()->height();
+    int engineBars = 0;
+    int clusterBars = 0;
+    for (int index = 0; index < chart.plottableCount(); ++index) {
+      const auto* bars = qobject_cast<QCPBars*>(chart.plottable(index));
+      if (bars == nullptr) continue;
+      const bool engine = bars->name().startsWith(QStringLiteral("engine"));
+      QCOMPARE(bars->valueAxis(), engine ? chart.yAxis : chart.yAxis2);
+      double tallest = 0.0;
+      for (auto point = bars->data()->constBegin(); point != bars->data()->constEnd(); ++point) {
+        tallest = std::max(tallest, point->value);
+      }
+      const double pixels = bars->valueAxis()->coordToPixel(0.0) -
+                            bars->valueAxis()->coordToPixel(tallest);
+      // Each kind's tallest bar fills most of the plot on its own axis.
+      QVERIFY2(pixels > 0.6 * plotHeight, qPrintable(bars->name()));
+      ++(engine ? engineBars : clusterBars);
+    }
+    QCOMPARE(engineBars, 1);
+    QCOMPARE(clusterBars, 2);
+
+    // The budget is a legend entry on the engine axis, not a text among the bars.
+    const QCPGraph* budget = nullptr;
+    for (int index = 0; index < chart.graphCount(); ++index) {
+      if (chart.graph(index)->name().contains(QStringLiteral("memory budget"))) {
+        budget = chart.graph(index);
+      }
+    }
+    QVERIFY(budget != nullptr);
+    QCOMPARE(budget->valueAxis(), chart.yAxis);
+    QVERIFY(chart.legend->hasItemWithPlottable(budget));
+    QVERIFY(budget->data()->constBegin()->value < chart.yAxis->range().upper);
+    // Three series leave bars too narrow for values: no text is drawn on them.
+    QCOMPARE(chart.itemCount(), 0);
+
+    // Hover over a bar on the right axis names it in GiB per GPU.
+    const auto cluster = barsOf(chart.bars(), QStringLiteral("cluster · llama3-8b"));
+    QCOMPARE(cluster.size(), 4);
+    const QPointF inside(chart.xAxis->coordToPixel(tb::plotting::seriesKey(0, 1, 3)),
+                         chart.yAxis2->coordToPixel(cluster.at(0).value / 2));
+    const QString tip = chart.toolTipAt(inside);
+    QVERIFY2(tip.contains(QStringLiteral("GiB per GPU")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("llama3-8b")), qPrintable(tip));
+  }
+
+  void peakMemoryOfSmallEngineRunsIsInMiB() {
+    AblationResults results = engineResults();
+    for (auto& c : results.configurations) c.peakBytes = 244u << 20u;
+    results.memoryBudgetBytes = 337u << 20u;
+    tb::plotting::PeakMemoryChart chart;
+    chart.setResults(results);
+    QVERIFY(!chart.yAxis2->visible());
+    QCOMPARE(chart.yAxis->label(), QStringLiteral("Peak memory (MiB)"));
+    QVERIFY(chart.yAxis->range().upper > 337.0 && chart.yAxis->range().upper < 450.0);
+    QCOMPARE(chart.bars().at(0).value, 244.0 / 1024.0);  // bars() stay in GiB
+    QCOMPARE(chart.itemCount(), 4);  // one value per bar, with its unit
+    const auto* text = qobject_cast<QCPItemText*>(chart.item(0));
+    QVERIFY(text != nullptr);
+    QCOMPARE(text->text(), QStringLiteral("244 MiB"));
+  }
+
   void stepTimesGiveBoxesWithQuartiles() {
     const AblationResults results = withClusterRuns();
     tb::plotting::StepTimeChart chart;
@@ -211,6 +288,49 @@ class AblationChartsTest : public QObject {
     QVERIFY(chart.curveNames().contains(QStringLiteral("AC2 (engine · small)")));
     QCOMPARE(chart.graph(0)->dataCount(),
              static_cast<int>(config(results, 0, ResultSource::Engine, "small").lossCurve.size()));
+  }
+
+  // Regression: one legend entry per curve with names like
+  // "AC2+CompilerOpt+CkptOpt (cluster · llama3-70b · 64 GPUs)" ran off the chart.
+  void lossLegendFitsTheChartAndNamesKeysInFull() {
+    AblationResults results = engineResults();
+    const std::size_t engineCount = results.configurations.size();
+    for (std::size_t index = 0; index < engineCount; ++index) {
+      auto copy = results.configurations.at(index);
+      copy.source = ResultSource::Cluster;
+      copy.model = "llama3-70b-instruct, sequence 8192, run 2026-11-28 on the big partition";
+      copy.gpus = 64;
+      copy.throughputUnit = "tokens/s/gpu";
+      results.configurations.push_back(copy);
+    }
+    tb::plotting::LossCurvesChart chart;
+    chart.resize(360, 300);
+    chart.setResults(results);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.replot(QCustomPlot::rpImmediateRefresh);
+    QCOMPARE(chart.graphCount(), 8);
+    const tb::plotting::LegendKeyItem* longKey = nullptr;
+    int keys = 0;
+    for (int index = 0; index < chart.legend->itemCount(); ++index) {
+      const QCPAbstractLegendItem* item = chart.legend->item(index);
+      if (item == nullptr) continue;  // an empty cell of the wrapped grid
+      ++keys;
+      QVERIFY2(item->outerRect().left() >= 0 && item->outerRect().right() <= chart.width(),
+               qPrintable(QStringLiteral("legend entry %1 runs off the chart").arg(index)));
+      const auto* key = qobject_cast<const tb::plotting::LegendKeyItem*>(item);
+      QVERIFY(key != nullptr);
+      if (key->fullText().contains(QStringLiteral("big partition"))) longKey = key;
+    }
+    QCOMPARE(keys, 4 + 2);  // four colours, two dashes
+    QVERIFY(longKey != nullptr);
+    QVERIFY(longKey->shownText().contains(QChar(0x2026)));  // elided …
+    const QString tip = chart.toolTipAt(longKey->outerRect().center());
+    QVERIFY2(tip.contains(longKey->fullText()), qPrintable(tip));
+    // A curve's hover names it in full as well.
+    QVERIFY(chart.curveNames().contains(
+        QString::fromStdString("AC2 (cluster · " + results.configurations.back().model +
+                               " · 64 GPUs)")));
   }
 
   void emptyResultsShowAMessageNotACrash() {
@@ -251,9 +371,10 @@ class AblationChartsTest : public QObject {
   }
 
   void reportChartsAreFourSvgDocuments() {
-    const auto charts = tb::plotting::renderAblationCharts(withClusterRuns(), QSize(720, 420));
-    QCOMPARE(charts.size(), std::size_t{4});
-    for (const auto& chart : charts) {
+    const auto drawn = tb::plotting::renderAblationCharts(withClusterRuns(), QSize(720, 420));
+    QCOMPARE(drawn.charts.size(), std::size_t{4});
+    QVERIFY(drawn.note.empty());
+    for (const auto& chart : drawn.charts) {
       QCOMPARE(chart.mimeType, std::string("image/svg+xml"));
       QVERIFY(!chart.title.empty());
       QVERIFY2(parsesAsXml(QByteArray::fromStdString(chart.data)), chart.title.c_str());
@@ -267,8 +388,17 @@ class AblationChartsTest : public QObject {
       c.stepTimes.clear();
       c.stepTimeS = {};
     }
-    const auto charts = tb::plotting::renderAblationCharts(results, QSize(600, 400));
-    QCOMPARE(charts.size(), std::size_t{2});  // throughput and memory
+    const auto drawn = tb::plotting::renderAblationCharts(results, QSize(600, 400));
+    QCOMPARE(drawn.charts.size(), std::size_t{2});  // throughput and memory
+    QVERIFY(drawn.note.empty());
+  }
+
+  void reportChartsSayWhyThereAreNone() {
+    AblationResults results = engineResults();
+    results.configurations.clear();
+    const auto drawn = tb::plotting::renderAblationCharts(results, QSize(600, 400));
+    QVERIFY(drawn.charts.empty());
+    QVERIFY2(drawn.note.find("nothing to chart") != std::string::npos, drawn.note.c_str());
   }
 };
 

@@ -120,6 +120,26 @@ class AblationPageTest : public QObject {
     QCOMPARE(page().throughputChart()->bars()[0].value, 410.0);
   }
 
+  void partialResultsAreSaidFirstInTheSummary() {
+    auto results = tb::bench::loadResults(benchData("results-fixture.json").toStdString());
+    QVERIFY(results.ok());
+    results->complete = false;
+    results->plannedRuns = 12;
+    results->completedRuns = 7;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("results.json"));
+    QVERIFY(tb::bench::saveResults(path.toStdString(), *results).ok());
+    QVERIFY(page().addResultsFile(path).ok());
+    QVERIFY2(page().summaryLabel()->text().contains(
+                 QStringLiteral("<b>\u26a0 partial: 7 of 12 runs completed</b>")),
+             qPrintable(page().summaryLabel()->text()));
+    QVERIFY(page().summaryLabel()->text().contains(QStringLiteral("small")));
+    // A complete file carries no such note.
+    page().sourceModel()->removeSource(0);
+    QVERIFY(page().addResultsFile(benchData("results-fixture.json")).ok());
+    QVERIFY(!page().summaryLabel()->text().contains(QStringLiteral("partial")));
+  }
+
   void clusterFileSitsBesideEngineResults() {
     QVERIFY(page().addResultsFile(benchData("results-fixture.json")).ok());
     QVERIFY(page().importClusterFile(benchData("cluster-good.csv")).ok());
@@ -267,6 +287,9 @@ class AblationPageTest : public QObject {
         page().results(), "Base", tb::bench::ResultSource::Engine);
     QVERIFY(base != nullptr);
     QVERIFY(!base->runs.empty() && base->runs.size() < 20);
+    QVERIFY(!page().results().complete);
+    QCOMPARE(page().results().plannedRuns, 80);
+    QVERIFY(page().summaryLabel()->text().contains(QStringLiteral("partial: ")));
     QVERIFY(page().runPanel()->statusLabel()->text().contains(QStringLiteral("Cancelled")));
     QVERIFY(page().runPanel()->runButton()->isEnabled());
   }

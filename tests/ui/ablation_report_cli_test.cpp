@@ -10,6 +10,8 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include "tb/bench/results.hpp"
+
 namespace {
 
 const QString kData = QStringLiteral(TB_TEST_DATA_DIR "/bench/");
@@ -53,6 +55,20 @@ QList<QByteArray> embeddedSvgs(const QByteArray& html) {
   return svgs;
 }
 
+// The fixture changed by `edit`, saved into `dir` as `name`.
+template <typename Edit>
+QString editedFixture(const QTemporaryDir& dir, const QString& name, Edit edit) {
+  const QString fixture = kData + QStringLiteral("results-fixture.json");
+  auto results = tb::bench::loadResults(fixture.toStdString());
+  if (!results) qFatal("fixture: %s", results.error().message.c_str());
+  edit(*results);
+  const QString path = dir.filePath(name);
+  if (!tb::bench::saveResults(path.toStdString(), *results).ok()) {
+    qFatal("cannot save %s", qPrintable(path));
+  }
+  return path;
+}
+
 }  // namespace
 
 class AblationReportCliTest : public QObject {
@@ -81,6 +97,40 @@ class AblationReportCliTest : public QObject {
       QVERIFY2(!reader.hasError(), qPrintable(reader.errorString()));
     }
     QVERIFY(!html.contains("No charts"));
+  }
+
+  // Regression: the note was spliced in before </body> by string surgery.
+  void htmlReportSaysInItsChartsSectionWhyItHasNone() {
+    QTemporaryDir dir;
+    const QString in = editedFixture(dir, QStringLiteral("nothing.json"),
+                                     [](auto& results) { results.configurations.clear(); });
+    const QString out = dir.filePath(QStringLiteral("report.html"));
+    const Run run = runTrainbench({QStringLiteral("report"), QStringLiteral("--in"), in,
+                                   QStringLiteral("--out"), out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QByteArray note = "No charts: these results hold nothing to chart.";
+    QVERIFY2(run.out.contains(note), run.out.constData());
+    const QByteArray html = readAll(out);
+    const QByteArray section = "<h2>Charts</h2>\n<p class=\"note\">" + note + "</p>\n</body>";
+    QVERIFY2(html.contains(section), html.constData());
+    QCOMPARE(html.count("<h2>Charts</h2>"), 1);
+  }
+
+  void aPartialResultsFileIsSaidSoInTheReport() {
+    QTemporaryDir dir;
+    const QString in = editedFixture(dir, QStringLiteral("partial.json"), [](auto& results) {
+      results.complete = false;
+      results.plannedRuns = 12;
+      results.completedRuns = 7;
+    });
+    const QString out = dir.filePath(QStringLiteral("report.html"));
+    const Run run = runTrainbench({QStringLiteral("report"), QStringLiteral("--in"), in,
+                                   QStringLiteral("--out"), out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.contains("The results are partial: 7 of 12 runs completed."),
+             run.out.constData());
+    QVERIFY(readAll(out).contains(
+        "<p class=\"partial\"><strong>partial: 7 of 12 runs completed</strong>"));
   }
 
   void otherFormatsDoNotDrawCharts() {

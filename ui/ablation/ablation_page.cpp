@@ -291,10 +291,16 @@ void AblationPage::onMergedChanged() {
   peak_->setResults(results_);
   stepTime_->setResults(results_);
   loss_->setResults(results_);
-  summary_->setText(results_.configurations.empty()
+  QString summary = results_.configurations.empty()
                         ? tr("No results yet: add a results.json, import a cluster file, or "
                              "run an ablation.")
-                        : machineSummary(results_));
+                        : machineSummary(results_);
+  // First in the line, so nobody reads the medians without knowing they are partial.
+  if (const std::string partial = tb::bench::partialNote(results_); !partial.empty()) {
+    summary = QStringLiteral("<b>\u26a0 %1</b> \u00b7 ").arg(toQString(partial).toHtmlEscaped()) +
+              summary;
+  }
+  summary_->setText(summary);
   saveState();
   Q_EMIT resultsChanged();
 }

@@ -98,7 +98,7 @@ bool isRichText(ReportExportFormat format) {
 }
 
 QString renderReportText(const tb::bench::AblationResults& results, ReportExportFormat format,
-                         const std::vector<tb::report::ReportChart>& charts) {
+                         const tb::report::ReportCharts& charts) {
   return toQString(tb::report::renderReport(results, coreFormat(format), charts));
 }
 
@@ -128,7 +128,7 @@ void setReportHtml(QTextDocument& document, const QString& html) {
 
 tb::Status exportReport(const QString& path, const tb::bench::AblationResults& results,
                         ReportExportFormat format,
-                        const std::vector<tb::report::ReportChart>& charts) {
+                        const tb::report::ReportCharts& charts) {
   if (format == ReportExportFormat::Pdf) {
     return writePdf(path, renderReportText(results, ReportExportFormat::Html, charts));
   }

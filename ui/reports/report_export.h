@@ -34,7 +34,7 @@ enum class ReportExportFormat { Html, Markdown, Csv, Json, Pdf };
 /// The report as text: HTML for HTML and PDF, the core's text otherwise.
 [[nodiscard]] QString renderReportText(const tb::bench::AblationResults& results,
                                        ReportExportFormat format,
-                                       const std::vector<tb::report::ReportChart>& charts);
+                                       const tb::report::ReportCharts& charts);
 
 /// Loads a report's HTML into `document`, with each embedded chart (a data:
 /// URL) registered as an image resource, so Qt's text engine draws it
@@ -45,6 +45,6 @@ void setReportHtml(QTextDocument& document, const QString& html);
 [[nodiscard]] tb::Status exportReport(const QString& path,
                                       const tb::bench::AblationResults& results,
                                       ReportExportFormat format,
-                                      const std::vector<tb::report::ReportChart>& charts);
+                                      const tb::report::ReportCharts& charts);
 
 }  // namespace tb::ui

@@ -168,7 +168,7 @@ tb::bench::AblationResults ReportsPage::reportResults() const {
 
 void ReportsPage::onResultsChanged() {
   charts_ = chosenResults().configurations.empty()
-                ? std::vector<tb::report::ReportChart>{}
+                ? tb::report::ReportCharts{}
                 : tb::plotting::renderAblationCharts(chosenResults(), kReportChartSize);
   updateImageNote();
   refreshPreview();

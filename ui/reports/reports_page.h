@@ -54,7 +54,9 @@ class ReportsPage : public QWidget {
   [[nodiscard]] QTextBrowser* preview() const { return preview_; }
   [[nodiscard]] QPushButton* exportButton() const { return export_; }
   [[nodiscard]] QLabel* statusLabel() const { return status_; }
-  [[nodiscard]] const std::vector<tb::report::ReportChart>& charts() const { return charts_; }
+  [[nodiscard]] const std::vector<tb::report::ReportChart>& charts() const {
+    return charts_.charts;
+  }
 
  private:
   QWidget* buildControls();
@@ -70,7 +72,7 @@ class ReportsPage : public QWidget {
   tb::bench::AblationResults fileResults_;
   QString filePath_;
   QString optimizationsTag_;
-  std::vector<tb::report::ReportChart> charts_;
+  tb::report::ReportCharts charts_;
   QRadioButton* fromAblation_ = nullptr;
   QRadioButton* fromFile_ = nullptr;
   QLabel* fileLabel_ = nullptr;

@@ -63,6 +63,10 @@ void printAblationTable(std::ostream& out, const bench::AblationResults& results
     previous = &config.throughput;
   }
   table.print(out);
+  // Said under the table, where the medians are read, not only on stderr.
+  if (const std::string partial = bench::partialNote(results); !partial.empty()) {
+    out << "The results are " << partial << "; the medians rest on those runs.\n";
+  }
 }
 
 }  // namespace tb::cli

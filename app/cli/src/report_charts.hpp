@@ -4,21 +4,13 @@
 // a headless one an implementation that says why there are no charts.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "tb/bench/results.hpp"
 #include "tb/report/report.hpp"
 
 namespace tb::cli {
 
-/// The charts drawn for a report, or the reason there are none.
-struct ReportCharts {
-  std::vector<report::ReportChart> charts;
-  std::string unavailable;  ///< empty when charts were drawn; otherwise why not
-};
-
-/// Draws the ablation charts of `results` as SVG (GUI builds, offscreen).
-[[nodiscard]] ReportCharts renderReportCharts(const bench::AblationResults& results);
+/// Draws the ablation charts of `results` as SVG (GUI builds, offscreen); the
+/// note says why there are none when nothing was drawn.
+[[nodiscard]] report::ReportCharts renderReportCharts(const bench::AblationResults& results);
 
 }  // namespace tb::cli

@@ -5,10 +5,10 @@
 
 namespace tb::cli {
 
-ReportCharts renderReportCharts(const bench::AblationResults& /*results*/) {
+report::ReportCharts renderReportCharts(const bench::AblationResults& /*results*/) {
   return {{},
-          "charts are not available in this build (trainbench was built without the GUI, "
-          "whose plotting code draws them)"};
+          "No charts: they are not available in this build (trainbench was built without the "
+          "GUI, whose plotting code draws them)."};
 }
 
 }  // namespace tb::cli

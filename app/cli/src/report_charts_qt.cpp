@@ -14,7 +14,7 @@
 
 namespace tb::cli {
 
-ReportCharts renderReportCharts(const bench::AblationResults& results) {
+report::ReportCharts renderReportCharts(const bench::AblationResults& results) {
   std::unique_ptr<QApplication> application;
   if (QCoreApplication::instance() == nullptr) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
@@ -26,10 +26,7 @@ ReportCharts renderReportCharts(const bench::AblationResults& results) {
     static char* argv[] = {name, nullptr};
     application = std::make_unique<QApplication>(argc, argv);
   }
-  ReportCharts drawn;
-  drawn.charts = plotting::renderAblationCharts(results, QSize(760, 420));
-  if (drawn.charts.empty()) drawn.unavailable = "these results hold nothing to chart";
-  return drawn;
+  return plotting::renderAblationCharts(results, QSize(760, 420));
 }
 
 }  // namespace tb::cli

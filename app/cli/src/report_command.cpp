@@ -15,7 +15,6 @@
 #include "report_charts.hpp"
 #include "tb/bench/cluster_import.hpp"
 #include "tb/bench/results.hpp"
-#include "tb/common/atomic_file.hpp"
 #include "tb/common/text.hpp"
 #include "tb/report/report.hpp"
 
@@ -54,21 +53,6 @@ std::string formatName(report::ReportFormat format) {
   return "html";
 }
 
-// Says in the report itself why it has no charts, where the charts would be.
-std::string withChartsNote(std::string html, const std::string& note) {
-  const std::string::size_type end = html.rfind("</body>");
-  if (end == std::string::npos) return html;
-  std::string escaped;
-  for (char c : note) {
-    if (c == '<') escaped += "&lt;";
-    else if (c == '>') escaped += "&gt;";
-    else if (c == '&') escaped += "&amp;";
-    else escaped += c;
-  }
-  html.insert(end, "<h2>Charts</h2>\n<p class=\"note\">No charts: " + escaped + ".</p>\n");
-  return html;
-}
-
 int runReport(const CommandContext& context, const ReportOptions& options) {
   Expected<report::ReportFormat> format = chooseFormat(options);
   if (!format) return context.fail(format.error());
@@ -80,13 +64,10 @@ int runReport(const CommandContext& context, const ReportOptions& options) {
     for (auto& config : *imported) results->configurations.push_back(std::move(config));
   }
   // Only HTML embeds charts; drawing them is the slow part, so other formats skip it.
-  ReportCharts drawn;
+  // The HTML renderer puts the note (why there are no charts) in the charts section.
+  report::ReportCharts drawn;
   if (*format == report::ReportFormat::Html) drawn = renderReportCharts(*results);
-  std::string text = report::renderReport(*results, *format, drawn.charts);
-  if (*format == report::ReportFormat::Html && !drawn.unavailable.empty()) {
-    text = withChartsNote(std::move(text), drawn.unavailable);
-  }
-  if (Status written = writeFileAtomically(options.out, text); !written) {
+  if (Status written = report::writeReport(options.out, *results, *format, drawn); !written) {
     return context.fail(written.error());
   }
   const std::size_t rows = results->configurations.size();
@@ -103,8 +84,9 @@ int runReport(const CommandContext& context, const ReportOptions& options) {
     }
     if (!drawn.charts.empty()) context.out() << ", " << drawn.charts.size() << " charts";
     context.out() << ").\n";
-    if (*format == report::ReportFormat::Html && !drawn.unavailable.empty()) {
-      context.out() << "No charts: " << drawn.unavailable << ".\n";
+    if (!drawn.note.empty()) context.out() << drawn.note << '\n';
+    if (const std::string partial = bench::partialNote(*results); !partial.empty()) {
+      context.out() << "The results are " << partial << ".\n";
     }
   }
   return kExitSuccess;

@@ -46,6 +46,10 @@ AblationResults emptyResults(const AblationSpec& spec) {
   results.warmupSteps = spec.warmupSteps;
   results.repeats = spec.repeats;
   results.memoryBudgetBytes = spec.memoryBudgetBytes;
+  // Partial until the last planned run ends ok: a reader of the file while
+  // the benchmark runs, or after a stop, is told so by the file itself.
+  results.plannedRuns = static_cast<int>(interleavedSchedule(spec.repeats).size());
+  updateCompleteness(results);
   results.machine.device = spec.device;
   // Named before the first run, so that even a file with no finished run says where it ran.
   const HostCpu cpu = detectHostCpu();
@@ -70,6 +74,7 @@ void addReading(AblationResults& results, AblationStep step, const RunReading& r
   }
   // Nothing to summarise yet is not an error here: the summary stays empty.
   (void)summarizeRuns(config);
+  updateCompleteness(results);
   Machine& machine = results.machine;
   if (machine.matmulPath.empty()) machine.matmulPath = reading.matmulPath;
   if (machine.libtorchVersion.empty()) machine.libtorchVersion = reading.torchVersion;

@@ -1,6 +1,7 @@
 // Summaries are computed from the runs that finished; a run that ran out of
 // memory or failed stays in the document (so the report can say so) but
-// never pulls a median down.
+// never pulls a median down. Completeness counts engine runs only: cluster
+// imports were planned elsewhere, and nothing here knows how many there were.
 #include "tb/bench/results.hpp"
 
 #include <algorithm>
@@ -41,6 +42,26 @@ Status summarizeRuns(ConfigurationResult& config) {
   config.lossFirst = representative->lossFirst;
   config.lossLast = representative->lossLast;
   return {};
+}
+
+void updateCompleteness(AblationResults& results) {
+  int ok = 0;
+  for (const ConfigurationResult& config : results.configurations) {
+    if (config.source != ResultSource::Engine) continue;
+    ok += static_cast<int>(std::count_if(config.runs.begin(), config.runs.end(),
+                                         [](const RunMeasurement& run) {
+                                           return run.status == "ok";
+                                         }));
+  }
+  results.completedRuns = ok;
+  results.complete = ok >= results.plannedRuns;
+}
+
+std::string partialNote(const AblationResults& results) {
+  if (results.complete) return {};
+  if (results.plannedRuns <= 0) return "partial";
+  return "partial: " + std::to_string(results.completedRuns) + " of " +
+         std::to_string(results.plannedRuns) + " runs completed";
 }
 
 const ConfigurationResult* findConfiguration(const AblationResults& results,

@@ -3,6 +3,7 @@
 // user sees comes from the validator, with the JSON path of the bad value.
 #include <nlohmann/json.hpp>
 
+#include "tb/bench/ablation.hpp"
 #include "tb/bench/results.hpp"
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/json_schema.hpp"
@@ -79,8 +80,8 @@ Json configurationJson(const ConfigurationResult& config) {
 ConfigurationResult configurationFrom(const Json& json) {
   ConfigurationResult config;
   config.label = json.at("label").get<std::string>();
-  config.source =
-      json.at("source").get<std::string>() == "engine" ? ResultSource::Engine : ResultSource::Cluster;
+  config.source = json.at("source").get<std::string>() == "engine" ? ResultSource::Engine
+                                                                    : ResultSource::Cluster;
   config.model = json.at("model").get<std::string>();
   config.gpus = json.value("gpus", 0);
   config.throughputUnit = json.at("throughput_unit").get<std::string>();
@@ -90,7 +91,9 @@ ConfigurationResult configurationFrom(const Json& json) {
   config.mfu = json.value("mfu", 0.0);
   config.lossFirst = json.value("loss_first", 0.0);
   config.lossLast = json.value("loss_last", 0.0);
-  if (json.contains("loss_curve")) config.lossCurve = json.at("loss_curve").get<std::vector<double>>();
+  if (json.contains("loss_curve")) {
+    config.lossCurve = json.at("loss_curve").get<std::vector<double>>();
+  }
   if (json.contains("step_times_s")) {
     config.stepTimes = json.at("step_times_s").get<std::vector<double>>();
   }
@@ -127,6 +130,9 @@ std::string resultsToJson(const AblationResults& results) {
                       {"repeats", results.repeats},
                       {"memory_budget_bytes", results.memoryBudgetBytes},
                       {"image_tag", results.imageTag},
+                      {"complete", results.complete},
+                      {"planned_runs", results.plannedRuns},
+                      {"completed_runs", results.completedRuns},
                       {"machine", std::move(machine)},
                       {"configurations", std::move(configurations)}};
   return document.dump(2) + "\n";
@@ -163,6 +169,15 @@ Expected<AblationResults> parseResults(std::string_view text, std::string_view o
   results.machine.device = machine.value("device", std::string("cpu"));
   for (const Json& config : document.at("configurations")) {
     results.configurations.push_back(configurationFrom(config));
+  }
+  if (document.contains("complete")) {
+    results.complete = document.at("complete").get<bool>();
+    results.plannedRuns = document.value("planned_runs", 0);
+    results.completedRuns = document.value("completed_runs", 0);
+  } else {
+    // Written before the flag existed: the runs recorded say what it would be.
+    results.plannedRuns = results.repeats * static_cast<int>(kAblationSteps.size());
+    updateCompleteness(results);
   }
   return results;
 }

@@ -35,7 +35,7 @@ std::string renderJson(const bench::AblationResults& results) {
 }  // namespace detail
 
 std::string renderReport(const bench::AblationResults& results, ReportFormat format,
-                         const std::vector<ReportChart>& charts) {
+                         const ReportCharts& charts) {
   switch (format) {
     case ReportFormat::Html: return detail::renderHtml(results, charts);
     case ReportFormat::Markdown: return detail::renderMarkdown(results);
@@ -46,7 +46,7 @@ std::string renderReport(const bench::AblationResults& results, ReportFormat for
 }
 
 Status writeReport(const std::filesystem::path& path, const bench::AblationResults& results,
-                   ReportFormat format, const std::vector<ReportChart>& charts) {
+                   ReportFormat format, const ReportCharts& charts) {
   return writeFileAtomically(path, renderReport(results, format, charts));
 }
 

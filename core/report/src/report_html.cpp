@@ -26,9 +26,10 @@ std::string escape(const std::string& text) {
 
 constexpr const char* kStyle = R"(
   :root { color-scheme: light dark; --fg: #1d1d1f; --bg: #ffffff; --muted: #6e6e73;
-          --rule: #d2d2d7; --accent: #0072b2; }
+          --rule: #d2d2d7; --accent: #0072b2; --warn: #a04b00; }
   @media (prefers-color-scheme: dark) {
-    :root { --fg: #f5f5f7; --bg: #1c1c1e; --muted: #a1a1a6; --rule: #3a3a3c; --accent: #56b4e9; }
+    :root { --fg: #f5f5f7; --bg: #1c1c1e; --muted: #a1a1a6; --rule: #3a3a3c; --accent: #56b4e9;
+            --warn: #f0a848; }
   }
   body { font: 15px/1.5 system-ui, "DejaVu Sans", sans-serif; color: var(--fg);
          background: var(--bg); max-width: 1100px; margin: 2em auto; padding: 0 1.5em; }
@@ -43,6 +44,8 @@ constexpr const char* kStyle = R"(
   figure { margin: 1.5em 0; } figure img { max-width: 100%; height: auto; }
   figcaption { color: var(--muted); font-size: 0.9em; }
   .note { color: var(--muted); font-size: 0.9em; }
+  .partial { color: var(--warn); font-weight: 600; border-left: 3px solid var(--warn);
+             padding-left: 0.6em; }
 )";
 
 std::string definition(const std::string& term, const std::string& value) {
@@ -70,10 +73,22 @@ std::string tableHtml(const std::vector<ReportRow>& rows) {
   return out + "</tbody>\n</table>\n";
 }
 
+// The charts, or the note that says why they are missing, or both.
+std::string chartsHtml(const ReportCharts& charts) {
+  if (charts.charts.empty() && charts.note.empty()) return {};
+  std::string out = "<h2>Charts</h2>\n";
+  for (const ReportChart& chart : charts.charts) {
+    out += "<figure><img alt=\"" + escape(chart.title) + "\" src=\"data:" +
+           escape(chart.mimeType) + ";base64," + base64(chart.data) + "\"><figcaption>" +
+           escape(chart.title) + "</figcaption></figure>\n";
+  }
+  if (!charts.note.empty()) out += "<p class=\"note\">" + escape(charts.note) + "</p>\n";
+  return out;
+}
+
 }  // namespace
 
-std::string renderHtml(const bench::AblationResults& results,
-                       const std::vector<ReportChart>& charts) {
+std::string renderHtml(const bench::AblationResults& results, const ReportCharts& charts) {
   const std::vector<ReportRow> rows = reportRows(results);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"generator\" content=\"TrainBench " + escape(results.appVersion) + "\">\n";
@@ -81,6 +96,11 @@ std::string renderHtml(const bench::AblationResults& results,
          "</style>\n</head>\n<body>\n";
   out += "<h1>TrainBench ablation report</h1>\n<p class=\"meta\">Created " +
          escape(results.createdAt) + " by TrainBench " + escape(results.appVersion) + "</p>\n";
+  if (const std::string partial = bench::partialNote(results); !partial.empty()) {
+    // <strong> as well as the class: Qt's preview of the page ignores CSS variables.
+    out += "<p class=\"partial\"><strong>" + escape(partial) +
+           "</strong>: the numbers below rest on the runs that finished.</p>\n";
+  }
 
   out += "<h2>Configuration</h2>\n<dl>\n";
   if (!results.imageTag.empty()) out += definition("Image", results.imageTag);
@@ -109,14 +129,7 @@ std::string renderHtml(const bench::AblationResults& results,
     out += "<p class=\"note\">" + escape(row.label) + " (" + escape(row.source) + "): " +
            std::to_string(row.failedRuns) + " run(s) did not finish and are excluded.</p>\n";
   }
-  if (!charts.empty()) {
-    out += "<h2>Charts</h2>\n";
-    for (const ReportChart& chart : charts) {
-      out += "<figure><img alt=\"" + escape(chart.title) + "\" src=\"data:" +
-             escape(chart.mimeType) + ";base64," + base64(chart.data) + "\"><figcaption>" +
-             escape(chart.title) + "</figcaption></figure>\n";
-    }
-  }
+  out += chartsHtml(charts);
   return out + "</body>\n</html>\n";
 }
 

@@ -2,14 +2,13 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "tb/report/report.hpp"
 
 namespace tb::report::detail {
 
 [[nodiscard]] std::string renderHtml(const bench::AblationResults& results,
-                                     const std::vector<ReportChart>& charts);
+                                     const ReportCharts& charts);
 [[nodiscard]] std::string renderMarkdown(const bench::AblationResults& results);
 [[nodiscard]] std::string renderCsv(const bench::AblationResults& results);
 [[nodiscard]] std::string renderJson(const bench::AblationResults& results);

@@ -64,6 +64,9 @@ std::string renderMarkdown(const bench::AblationResults& results) {
          (m.matmulPath.empty() ? std::string("?") : m.matmulPath) + ", LibTorch " +
          (m.libtorchVersion.empty() ? std::string("?") : m.libtorchVersion) + ", " + m.device +
          "\n\n";
+  if (const std::string partial = bench::partialNote(results); !partial.empty()) {
+    out += "> **" + partial + "**: the numbers below rest on the runs that finished.\n\n";
+  }
   out += "| Configuration | Source | Model | GPUs | Throughput (median) | Min–max | Speedup vs "
          "Base | Step time | Peak memory | MFU | Loss |\n";
   out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";

@@ -113,6 +113,9 @@ TEST_F(AblationRunnerTest, RunsTheScheduleInterleavedAndWritesResults) {
     EXPECT_EQ(config.lossCurve, (std::vector<double>{9.0, 8.0, 7.0}));
   }
   EXPECT_TRUE(fs::exists(spec_.outDir / "runs" / "ac2-compileropt-ckptopt-2" / "summary.json"));
+  EXPECT_TRUE(saved->complete);
+  EXPECT_EQ(saved->plannedRuns, 8);
+  EXPECT_EQ(saved->completedRuns, 8);
 }
 
 TEST_F(AblationRunnerTest, AFailedRunIsRecordedAndTheAblationGoesOn) {
@@ -125,7 +128,12 @@ TEST_F(AblationRunnerTest, AFailedRunIsRecordedAndTheAblationGoesOn) {
   EXPECT_EQ(ckpt.throughput.count, 0U);
   ASSERT_EQ(ckpt.runs.size(), 2U);
   EXPECT_EQ(ckpt.runs[0].status, "oom");
-  EXPECT_TRUE(loadResults(spec_.outDir / "results.json").ok());
+  const Expected<AblationResults> saved = loadResults(spec_.outDir / "results.json");
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  // Every run ended, but two did not end ok: the file says it is partial.
+  EXPECT_FALSE(saved->complete);
+  EXPECT_EQ(saved->plannedRuns, 8);
+  EXPECT_EQ(saved->completedRuns, 6);
 }
 
 TEST_F(AblationRunnerTest, AStopEndsTheCurrentChildAndKeepsFinishedRuns) {
@@ -148,6 +156,9 @@ TEST_F(AblationRunnerTest, AStopEndsTheCurrentChildAndKeepsFinishedRuns) {
   ASSERT_TRUE(saved.ok()) << saved.error().message;
   ASSERT_EQ(saved->configurations.front().runs.size(), 1U);
   EXPECT_EQ(saved->configurations.front().runs.front().status, "interrupted");
+  EXPECT_FALSE(saved->complete);
+  EXPECT_EQ(saved->plannedRuns, 8);
+  EXPECT_EQ(saved->completedRuns, 0);
 }
 
 TEST_F(AblationRunnerTest, ChildCommandCarriesTheStepFlagsBudgetAndRunDirectory) {

@@ -118,6 +118,68 @@ TEST(Results, NotJsonAndMissingFilesAreRefused) {
   EXPECT_NE(missing.error().message.find("/nonexistent/results.json"), std::string::npos);
 }
 
+TEST(Results, APartialFileSaysSoAndRoundTrips) {
+  AblationResults partial = sampleResults();
+  partial.complete = false;
+  partial.plannedRuns = 12;
+  partial.completedRuns = 7;
+  const std::string json = resultsToJson(partial);
+  EXPECT_NE(json.find("\"complete\": false"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"planned_runs\": 12"), std::string::npos);
+  EXPECT_NE(json.find("\"completed_runs\": 7"), std::string::npos);
+  const auto parsed = parseResults(json, "partial.json");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->complete);
+  EXPECT_EQ(parsed->plannedRuns, 12);
+  EXPECT_EQ(parsed->completedRuns, 7);
+  EXPECT_EQ(resultsToJson(*parsed), json);
+  EXPECT_EQ(partialNote(*parsed), "partial: 7 of 12 runs completed");
+  EXPECT_EQ(partialNote(sampleResults()), "");
+}
+
+// Files written before the flag existed are judged by the runs they hold.
+TEST(Results, AFileWithoutTheFlagIsJudgedByItsRuns) {
+  AblationResults results = sampleResults();
+  results.repeats = 4;  // 16 planned; 3 of each configuration's 4 runs ended ok
+  std::string json = resultsToJson(results);
+  const auto from = json.find("  \"complete\"");
+  const auto to = json.find("  \"machine\"");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to);
+  json.erase(from, to - from);
+  const auto parsed = parseResults(json, "old.json");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->complete);
+  EXPECT_EQ(parsed->plannedRuns, 16);
+  EXPECT_EQ(parsed->completedRuns, 12);
+  EXPECT_EQ(partialNote(*parsed), "partial: 12 of 16 runs completed");
+}
+
+TEST(Results, CompletenessCountsEngineRunsThatEndedOk) {
+  AblationResults results = sampleResults();
+  results.plannedRuns = 12;
+  ConfigurationResult cluster = results.configurations.front();
+  cluster.source = ResultSource::Cluster;  // imported: not part of the engine's plan
+  results.configurations.push_back(cluster);
+  updateCompleteness(results);
+  EXPECT_TRUE(results.complete);
+  EXPECT_EQ(results.completedRuns, 12);
+  results.configurations.front().runs.front().status = "interrupted";
+  updateCompleteness(results);
+  EXPECT_FALSE(results.complete);
+  EXPECT_EQ(partialNote(results), "partial: 11 of 12 runs completed");
+}
+
+TEST(Results, ANonBooleanCompleteIsRefusedWithItsPath) {
+  std::string json = resultsToJson(sampleResults());
+  const std::string needle = "\"complete\": true";
+  ASSERT_NE(json.find(needle), std::string::npos);
+  json.replace(json.find(needle), needle.size(), "\"complete\": \"no\"");
+  const auto parsed = parseResults(json, "bad.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("bad.json: $.complete"), std::string::npos)
+      << parsed.error().message;
+}
+
 TEST(Results, ChainOrderPutsBaseFirstAndEngineBeforeCluster) {
   std::vector<ConfigurationResult> configs(4);
   configs[0].label = "AC2+CompilerOpt+CkptOpt";

@@ -161,7 +161,7 @@ TEST(JsonReport, CarriesTheResultsAndTheTable) {
 }
 
 TEST(HtmlReport, EscapesTextAndEmbedsCharts) {
-  const std::vector<ReportChart> charts = {{"Throughput <vs> Base", "image/png", "foobar"}};
+  const ReportCharts charts = {{{"Throughput <vs> Base", "image/png", "foobar"}}, {}};
   const std::string html = renderReport(sampleResults(), ReportFormat::Html, charts);
   EXPECT_NE(html.find("Intel(R) Xeon(R) &lt;test&gt; CPU"), std::string::npos);
   EXPECT_EQ(html.find("<test>"), std::string::npos);
@@ -171,10 +171,51 @@ TEST(HtmlReport, EscapesTextAndEmbedsCharts) {
   EXPECT_EQ(html.find("http://"), std::string::npos);
 }
 
+TEST(HtmlReport, ChartsNoteIsShownInTheChartsSection) {
+  const std::string html =
+      renderReport(sampleResults(), ReportFormat::Html, {{}, "No charts: a < b here."});
+  const auto heading =
+      html.find("<h2>Charts</h2>\n<p class=\"note\">No charts: a &lt; b here.</p>");
+  ASSERT_NE(heading, std::string::npos) << html;
+  EXPECT_GT(heading, html.find("<h2>Results</h2>"));
+  EXPECT_EQ(html.find("<figure>"), std::string::npos);
+  // Charts and a note together: the note follows the charts, in the same section.
+  const std::string both = renderReport(
+      sampleResults(), ReportFormat::Html, {{{"Loss", "image/png", "x"}}, "Two charts left out."});
+  EXPECT_LT(both.find("<h2>Charts</h2>"), both.find("<figure>"));
+  EXPECT_LT(both.find("<figure>"), both.find("Two charts left out."));
+  // Neither: no empty section.
+  EXPECT_EQ(renderReport(sampleResults(), ReportFormat::Html).find("<h2>Charts"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, APartialAblationIsSaidAboveTheTable) {
+  AblationResults results = sampleResults();
+  results.complete = false;
+  results.plannedRuns = 12;
+  results.completedRuns = 7;
+  const std::string html = renderReport(results, ReportFormat::Html);
+  const auto note =
+      html.find("<p class=\"partial\"><strong>partial: 7 of 12 runs completed</strong>");
+  ASSERT_NE(note, std::string::npos) << html;
+  EXPECT_LT(note, html.find("<table>"));
+  const std::string md = renderReport(results, ReportFormat::Markdown);
+  EXPECT_NE(md.find("> **partial: 7 of 12 runs completed**"), std::string::npos) << md;
+  EXPECT_LT(md.find("partial: 7"), md.find("| Configuration |"));
+  const auto json = nlohmann::json::parse(renderReport(results, ReportFormat::Json));
+  EXPECT_EQ(json.at("results").at("complete"), false);
+  EXPECT_EQ(json.at("results").at("completed_runs"), 7);
+  // A complete ablation carries no such note.
+  EXPECT_EQ(renderReport(sampleResults(), ReportFormat::Html).find("class=\"partial\""),
+            std::string::npos);
+  EXPECT_EQ(renderReport(sampleResults(), ReportFormat::Markdown).find("partial"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, Base64PaddingFollowsRfc4648) {
   const auto encoded = [](std::string data) {
     const std::string html = renderReport(sampleResults(), ReportFormat::Html,
-                                          {{"c", "image/png", std::move(data)}});
+                                          {{{"c", "image/png", std::move(data)}}, {}});
     const auto start = html.find("base64,") + 7;
     return html.substr(start, html.find('"', start) - start);
   };
@@ -187,9 +228,14 @@ TEST(HtmlReport, Base64PaddingFollowsRfc4648) {
 TEST(HtmlReport, IsWellFormedForAnHtmlParser) {
   const auto dir = tempDir("html");
   const auto path = dir / "report.html";
-  const std::vector<ReportChart> charts = {{"Throughput", "image/svg+xml", "<svg/>"},
-                                           {"Peak memory", "image/png", "\x89PNG"}};
-  ASSERT_TRUE(writeReport(path, sampleResults(), ReportFormat::Html, charts).ok());
+  const ReportCharts charts = {{{"Throughput", "image/svg+xml", "<svg/>"},
+                                {"Peak memory", "image/png", "\x89PNG"}},
+                               "Two charts had nothing to show."};
+  AblationResults results = sampleResults();
+  results.complete = false;
+  results.plannedRuns = 12;
+  results.completedRuns = 11;
+  ASSERT_TRUE(writeReport(path, results, ReportFormat::Html, charts).ok());
   const auto checked = checkHtml(path);
   ASSERT_TRUE(checked) << checked.error().message;
   EXPECT_EQ(checked->exitCode, 0) << checked->standardOutput << checked->standardError;

@@ -75,6 +75,11 @@ struct AblationResults {
   int repeats = 0;
   std::uint64_t memoryBudgetBytes = 0;
   std::string imageTag;              ///< the image configuration the results are about
+  /// False while a benchmark is still writing the file, after a stop, or when
+  /// a run failed: the medians then rest on fewer runs than were planned.
+  bool complete = true;
+  int plannedRuns = 0;               ///< repeats x 4 configurations; 0: none planned (imports)
+  int completedRuns = 0;             ///< planned runs that ended with status ok
   Machine machine;
   std::vector<ConfigurationResult> configurations;
 };
@@ -82,6 +87,14 @@ struct AblationResults {
 /// Fills `throughput`, `stepTimeS`, `peakBytes`, `mfu` and the losses of
 /// `config` from its successful runs; BadInput when none succeeded.
 [[nodiscard]] Status summarizeRuns(ConfigurationResult& config);
+
+/// Sets `complete` and `completedRuns` from the engine runs recorded so far,
+/// against `plannedRuns`.
+void updateCompleteness(AblationResults& results);
+
+/// "partial: 7 of 12 runs completed" for an incomplete document, else empty;
+/// every view of the results (table, report, page) shows this same line.
+[[nodiscard]] std::string partialNote(const AblationResults& results);
 
 /// The configuration with this label (and source), or nullptr.
 [[nodiscard]] const ConfigurationResult* findConfiguration(const AblationResults& results,

@@ -27,6 +27,14 @@ struct ReportChart {
   std::string data;      ///< the file's bytes
 };
 
+/// The charts section of an HTML report: what the caller drew, and a note for
+/// the reader when charts are missing (a build without the plotting code,
+/// results with nothing to chart), shown where the charts would be.
+struct ReportCharts {
+  std::vector<ReportChart> charts;
+  std::string note;  ///< one sentence; empty: no note
+};
+
 /// One line of the report's table.
 struct ReportRow {
   std::string label;
@@ -48,13 +56,13 @@ struct ReportRow {
 /// source, model and unit, so cluster and engine numbers are never mixed.
 [[nodiscard]] std::vector<ReportRow> reportRows(const bench::AblationResults& results);
 
-/// Renders the whole report.
+/// Renders the whole report; only HTML uses `charts`.
 [[nodiscard]] std::string renderReport(const bench::AblationResults& results, ReportFormat format,
-                                       const std::vector<ReportChart>& charts = {});
+                                       const ReportCharts& charts = {});
 
 /// Renders and writes atomically.
 [[nodiscard]] Status writeReport(const std::filesystem::path& path,
                                  const bench::AblationResults& results, ReportFormat format,
-                                 const std::vector<ReportChart>& charts = {});
+                                 const ReportCharts& charts = {});
 
 }  // namespace tb::report
