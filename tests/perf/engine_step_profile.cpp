@@ -8,7 +8,16 @@
 //     does with self_cpu_time. Phases are timed without the observer, whose
 //     per-op cost would otherwise land in them.
 //
+// With --runtime or --compile it profiles the real training loop instead
+// (trainbench run's path: the runtime's thread arrangement, matmul path, flat
+// buffers and, with --compile on, the fused operators, which name themselves
+// through OpScope): one unobserved run first, so the start-up probe is
+// measured and memoised, then an observed run of --steps steps, its op self
+// times per step set against its mean step time; the difference is time in
+// no recorded op (autograd's own bookkeeping, Python-free glue, idle threads).
+//
 //   engine_step_profile [--model small] [--steps 20] [--profile-steps 5] [--threads N]
+//   engine_step_profile --runtime tuned [--compile on] [--model small] [--steps 10]
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -18,7 +27,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,6 +40,7 @@
 #include "decoder.hpp"
 #include "decoder_ops.hpp"
 #include "tb/engine/run_config.hpp"
+#include "tb/engine/trainer.hpp"
 
 namespace {
 
@@ -92,6 +105,85 @@ std::string textFlag(int argc, char** argv, const std::string& flag, const std::
   return fallback;
 }
 
+bool hasFlag(int argc, char** argv, const std::string& flag) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i] == flag) return true;
+  }
+  return false;
+}
+
+void printOpTable(double perStepDivisor, double stepSeconds) {
+  std::vector<std::pair<std::string, OpTotal>> sorted(totals.begin(), totals.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.selfSeconds > b.second.selfSeconds;
+  });
+  double recorded = 0.0;
+  for (const auto& entry : sorted) recorded += entry.second.selfSeconds;
+  const double total = stepSeconds > 0.0 ? stepSeconds * perStepDivisor : recorded;
+  std::printf("\n| op (self time) | calls/step | ms/step | share |\n|---|---|---|---|\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(18, sorted.size()); ++i) {
+    const auto& [name, op] = sorted[i];
+    std::printf("| %s | %.0f | %.1f | %.1f%% |\n", name.c_str(),
+                static_cast<double>(op.calls) / perStepDivisor,
+                1e3 * op.selfSeconds / perStepDivisor, 100.0 * op.selfSeconds / total);
+  }
+  if (stepSeconds > 0.0) {
+    std::printf("| (in no recorded op) | | %.1f | %.1f%% |\n",
+                1e3 * (total - recorded) / perStepDivisor, 100.0 * (total - recorded) / total);
+  }
+}
+
+/// Profiles trainbench run's own loop; see the file comment.
+int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
+  using namespace tb::engine;
+  const auto runtime = parseRuntime(textFlag(argc, argv, "--runtime", "tuned"));
+  if (!runtime) {
+    std::fprintf(stderr, "engine_step_profile: %s\n", runtime.error().message.c_str());
+    return 2;
+  }
+  RunConfig config;
+  config.model = model;
+  config.runtime = *runtime;
+  config.compile = textFlag(argc, argv, "--compile", "off") == "on";
+  config.threads = hasFlag(argc, argv, "--threads") ? intFlag(argc, argv, "--threads", 1) : 0;
+  config.runDir = std::filesystem::temp_directory_path() / "tb_engine_step_profile";
+  config.steps = 2;
+  std::filesystem::remove_all(config.runDir);
+  if (auto warm = runTraining(config); !warm) {
+    std::fprintf(stderr, "engine_step_profile: %s\n", warm.error().message.c_str());
+    return 1;
+  }
+  config.steps = intFlag(argc, argv, "--steps", 10);
+  std::filesystem::remove_all(config.runDir);
+  const auto handle = at::addGlobalCallback(at::RecordFunctionCallback(onStart, onEnd));
+  const auto summary = runTraining(config);
+  at::removeCallback(handle);
+  double stepSeconds = 0.0;  // all steps, from the step events
+  std::ifstream events(config.runDir / "events.jsonl");
+  for (std::string line; std::getline(events, line);) {
+    const auto event = nlohmann::json::parse(line, nullptr, false);
+    if (event.is_object() && event.value("event", "") == "step") {
+      stepSeconds += event.value("step_time_s", 0.0);
+    }
+  }
+  std::filesystem::remove_all(config.runDir);
+  if (!summary) {
+    std::fprintf(stderr, "engine_step_profile: %s\n", summary.error().message.c_str());
+    return 1;
+  }
+  std::printf("engine %s, runtime %s, compile %s, %d threads, matmul %s, %lld steps: "
+              "median step %.1f ms, %.0f tokens/s, MFU %.1f %% of %.0f GFLOP/s\n",
+              model.name.c_str(), toString(config.runtime).c_str(),
+              config.compile ? "on" : "off", summary->threads, summary->matmulPath.c_str(),
+              static_cast<long long>(config.steps), 1e3 * summary->stepTimeSeconds,
+              summary->tokensPerSecond, 100.0 * summary->mfu, summary->matmulGflops);
+  // Every step is observed: op times and the steps' own times are both
+  // summed over all of them, the first step's one-time costs included.
+  const auto steps = static_cast<double>(config.steps);
+  printOpTable(steps, stepSeconds / steps);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,6 +194,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const ModelConfig config = *preset;
+  if (hasFlag(argc, argv, "--runtime") || hasFlag(argc, argv, "--compile")) {
+    return profileTrainer(config, argc, argv);
+  }
   const int steps = intFlag(argc, argv, "--steps", 20);
   const int profileSteps = intFlag(argc, argv, "--profile-steps", 5);
   const int threads = intFlag(argc, argv, "--threads", physicalCoreCount());
@@ -151,19 +246,6 @@ int main(int argc, char** argv) {
   const auto handle = at::addGlobalCallback(at::RecordFunctionCallback(onStart, onEnd));
   for (int i = 0; i < profileSteps; ++i) step(false);
   at::removeCallback(handle);
-  std::vector<std::pair<std::string, OpTotal>> sorted(totals.begin(), totals.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) {
-              return a.second.selfSeconds > b.second.selfSeconds;
-            });
-  double opTotal = 0.0;
-  for (const auto& entry : sorted) opTotal += entry.second.selfSeconds;
-  std::printf("\n| op (self time) | calls/step | ms/step | share |\n|---|---|---|---|\n");
-  for (std::size_t i = 0; i < std::min<std::size_t>(15, sorted.size()); ++i) {
-    const auto& [name, op] = sorted[i];
-    std::printf("| %s | %.0f | %.1f | %.1f%% |\n", name.c_str(),
-                static_cast<double>(op.calls) / profileSteps, 1e3 * op.selfSeconds / profileSteps,
-                100.0 * op.selfSeconds / opTotal);
-  }
+  printOpTable(static_cast<double>(profileSteps), 0.0);
   return 0;
 }

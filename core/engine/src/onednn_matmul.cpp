@@ -11,6 +11,7 @@
 // which performs that lazy set-up: oneDNN then runs on exactly the threads
 // LibTorch would.
 #include "onednn_matmul.hpp"
+#include "op_scope.hpp"
 
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -219,6 +220,7 @@ class OneDnnMatmulPath final : public MatmulPath {
   [[nodiscard]] at::Tensor linear(const at::Tensor& x, const at::Tensor& weight,
                                   const at::Tensor& bias) const override {
     if (!oneDnnAccepts(x, weight, bias)) return atenMatmulPath().linear(x, weight, bias);
+    const OpScope scope("tb::onednn::linear");
     return bias.defined() ? OneDnnLinear::apply(x, weight, bias)
                           : OneDnnLinearNoBias::apply(x, weight);
   }

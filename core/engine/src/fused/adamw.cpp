@@ -16,6 +16,7 @@
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
 #include "fused/vector_kernels.hpp"
+#include "op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {
@@ -71,6 +72,7 @@ void requireFlat(const at::Tensor& t, std::int64_t n, const char* what) {
 double clippedAdamW(at::Tensor& params, const at::Tensor& grads, at::Tensor& expAvg,
                     at::Tensor& expAvgSq, std::int64_t decayEnd, const AdamWStep& hyper,
                     double maxNorm) {
+  const OpScope scope("tb::fused::clippedAdamW");
   const std::int64_t n = params.numel();
   requireFlat(params, n, "params");
   requireFlat(grads, n, "grads");

@@ -7,6 +7,7 @@
 
 #include "fused/attention_kernels.hpp"
 #include "fused/fused_ops.hpp"
+#include "op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {
@@ -41,6 +42,7 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
 }  // namespace
 
 at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  const OpScope scope("tb::fused::causalAttention");
   return FusedCausalAttention::apply(q, k, v);
 }
 

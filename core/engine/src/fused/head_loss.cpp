@@ -27,6 +27,7 @@
 #include "fused/fused_ops.hpp"
 #include "fused/gemm.hpp"
 #include "fused/vector_kernels.hpp"
+#include "op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {
@@ -150,6 +151,7 @@ class FusedHeadLoss : public torch::autograd::Function<FusedHeadLoss> {
 
 at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& targets,
                     const MatmulPath& path, std::int64_t chunkRows) {
+  const OpScope scope("tb::fused::headLoss");
   // Decided here: inside forward, autograd has switched gradient mode off.
   const bool recording = at::GradMode::is_enabled();
   return FusedHeadLoss::apply(x, weight, targets, &path, chunkRows,

@@ -15,6 +15,7 @@
 
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
+#include "op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {
@@ -137,6 +138,7 @@ at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
                                 " elements does not match the last dimension " +
                                 std::to_string(x.size(-1)));
   }
+  const OpScope scope("tb::fused::rmsNorm");
   return FusedRmsNorm::apply(x, weight, eps);
 }
 

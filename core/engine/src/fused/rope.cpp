@@ -12,6 +12,7 @@
 
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
+#include "op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {
@@ -104,6 +105,7 @@ at::Tensor rope(const at::Tensor& x, const ops::RopeTables& tables) {
   // Tables are constants: detached, so autograd never tracks them.
   const at::Tensor cos = tables.cos.narrow(0, 0, seq).detach().contiguous();
   const at::Tensor sin = tables.sin.narrow(0, 0, seq).detach().contiguous();
+  const OpScope scope("tb::fused::rope");
   return FusedRope::apply(x, cos, sin);
 }
 

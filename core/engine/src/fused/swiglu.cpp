@@ -11,6 +11,7 @@
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
 #include "fused/vector_kernels.hpp"
+#include "op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {
@@ -68,6 +69,7 @@ at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) {
     message << "fused swiGluGate: a " << a.sizes() << " and b " << b.sizes() << " differ in shape";
     throw std::invalid_argument(message.str());
   }
+  const OpScope scope("tb::fused::swiGluGate");
   return FusedSwiGluGate::apply(a, b);
 }
 
