@@ -41,6 +41,7 @@
 #include "decoder_ops.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/engine/trainer.hpp"
+#include "tb/common/host_cores.hpp"
 
 namespace {
 
@@ -199,7 +200,7 @@ int main(int argc, char** argv) {
   }
   const int steps = intFlag(argc, argv, "--steps", 20);
   const int profileSteps = intFlag(argc, argv, "--profile-steps", 5);
-  const int threads = intFlag(argc, argv, "--threads", physicalCoreCount());
+  const int threads = intFlag(argc, argv, "--threads", tb::physicalCoreCount());
   at::set_num_threads(threads);
 
   Decoder decoder(config, initialiseWeights(config, 1234, c10::Device(c10::kCPU)), referenceOps(),

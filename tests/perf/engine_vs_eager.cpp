@@ -22,6 +22,7 @@
 #include "engine_vs_eager_runs.hpp"
 #include "tb/common/atomic_file.hpp"
 #include "tb/engine/run_config.hpp"
+#include "tb/common/host_cores.hpp"
 
 namespace {
 
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
   setup.python = "/usr/bin/python3";
   setup.eagerScript = TB_EAGER_SCRIPT;
   setup.presetName = "small";
-  setup.threads = tb::engine::physicalCoreCount();
+  setup.threads = tb::physicalCoreCount();
   setup.scratchDir = (std::filesystem::temp_directory_path() / "tb_engine_vs_eager").string();
   if (const std::string problem = parse(argc, argv, options); !problem.empty()) {
     return usage(problem);

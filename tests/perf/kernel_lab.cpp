@@ -26,6 +26,7 @@
 #include "ops/ops.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/model/model_config.hpp"
+#include "tb/common/host_cores.hpp"
 
 namespace {
 
@@ -206,7 +207,7 @@ Row optimizerRow(const tb::model::ModelConfig& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = tb::engine::physicalCoreCount();
+  int threads = tb::physicalCoreCount();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const int value = std::atoi(argv[i + 1]);

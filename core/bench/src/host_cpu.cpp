@@ -1,6 +1,8 @@
 // Physical cores are counted as distinct (physical id, core id) pairs, the
-// way lscpu does: logical CPUs would count SMT siblings twice, and the
-// engine's tuned runtime sizes its threads to physical cores.
+// way lscpu does: logical CPUs would count SMT siblings twice. On the live
+// machine the count is the one the engine sizes its threads by
+// (tb::physicalCoreCount, sysfs and the affinity mask); /proc/cpuinfo's pairs
+// stand in where sysfs has no topology.
 #include "tb/bench/host_cpu.hpp"
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <utility>
 
 #include "tb/common/atomic_file.hpp"
+#include "tb/common/host_cores.hpp"
 #include "tb/common/text.hpp"
 
 namespace tb::bench {
@@ -56,6 +59,7 @@ HostCpu detectHostCpu() {
   HostCpu cpu;
   if (Expected<std::string> text = readFile("/proc/cpuinfo")) cpu = parseCpuInfo(*text);
   if (cpu.model.empty()) cpu.model = "unknown CPU";
+  if (const int cores = physicalCoresFromTopology(); cores > 0) cpu.physicalCores = cores;
   if (cpu.physicalCores <= 0) {
     cpu.physicalCores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   }

@@ -23,6 +23,7 @@
 #include "torch_compat.hpp"
 #include "tracking_allocator.hpp"
 #include "training_loop.hpp"
+#include "tb/common/host_cores.hpp"
 
 namespace tb::engine {
 namespace {
@@ -115,7 +116,7 @@ nlohmann::json configToJson(const RunConfig& config, HostThreads threads) {
 int threadsFor(const RunConfig& config) {
   static const int libtorchDefault = at::get_num_threads();
   if (config.threads > 0) return config.threads;
-  return config.runtime.threads ? physicalCoreCount() : libtorchDefault;
+  return config.runtime.threads ? tb::physicalCoreCount() : libtorchDefault;
 }
 
 /// Before the probe: stock keeps both libraries' defaults (restored, since a

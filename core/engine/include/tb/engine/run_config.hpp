@@ -108,7 +108,5 @@ struct RunConfig {
   const std::atomic<bool>* stopRequested = nullptr;  ///< polled before each step
 };
 
-/// Number of physical CPU cores (hyper-thread siblings counted once).
-[[nodiscard]] int physicalCoreCount();
 
 }  // namespace tb::engine
