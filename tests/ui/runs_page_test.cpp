@@ -160,7 +160,11 @@ class RunsPageTest : public QObject {
     QCOMPARE(stateName(page().lastOutcome()->state), QStringLiteral("completed"));
     QVERIFY(page().liveCharts()->lossChart()->pointCount(0) == 150);
     QVERIFY2(ticks > 10, qPrintable(QStringLiteral("only %1 ticks").arg(ticks)));
-    QVERIFY2(worstLateness < 100,
+    // A page that trained in its own thread of control would stall the loop
+    // for the whole run (seconds); the bound sits well below that and well
+    // above what two busy cores (the child's two threads, ctest -j2) make a
+    // 20 ms timer wait, which reached 103 ms on the 2-core CI class.
+    QVERIFY2(worstLateness < 750,
              qPrintable(QStringLiteral("a 20 ms timer was %1 ms late, %2 ms into the run, "
                                            "at step %3")
                             .arg(worstLateness)
