@@ -57,7 +57,7 @@ std::optional<int> TradeoffChart::markedK() const {
   return static_cast<int>(std::lround(marker_->data()->begin()->key));
 }
 
-void TradeoffChart::addLevel(double bytes, const QPen& pen, const QString& text) {
+void TradeoffChart::addLevel(double bytes, const QPen& pen, const QString& text, bool leftBelow) {
   auto* line = new QCPItemStraightLine(this);
   line->setPen(pen);
   line->point1->setCoords(0.0, bytes / kGiB);
@@ -68,8 +68,10 @@ void TradeoffChart::addLevel(double bytes, const QPen& pen, const QString& text)
   label->position->setAxes(xAxis, yAxis);
   label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
   label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-  label->position->setCoords(0.99, bytes / kGiB);
-  label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  label->position->setCoords(leftBelow ? 0.01 : 0.99, bytes / kGiB);
+  label->setPositionAlignment(leftBelow ? Qt::AlignLeft | Qt::AlignTop
+                                        : Qt::AlignRight | Qt::AlignBottom);
+  label->setTextAlignment(leftBelow ? Qt::AlignLeft : Qt::AlignRight);
   label->setText(text);
 }
 
@@ -118,15 +120,17 @@ void TradeoffChart::rebuild() {
     low = std::min(low, data_.usableBytes / kGiB);
   }
   if (data_.selective) {
-    const QString text = tr("selective %1, %2%3")
-                             .arg(gib(data_.selective->peakBytes),
+    // Left and below the line, on two lines: the budget's labels sit at the
+    // right above theirs, and a planner's choice often lands on the margin.
+    const QString text = tr("%1\n%2, %3%4")
+                             .arg(data_.selectiveName, gib(data_.selective->peakBytes),
                                   percent(data_.selective->timeRatio),
                                   data_.selectiveRecommended ? tr(" \u2014 recommended")
                                                              : QString());
     addLevel(data_.selective->peakBytes,
              QPen(data_.selectiveRecommended ? markColor : theme().foreground,
                   data_.selectiveRecommended ? 2 : 1, Qt::DashDotLine),
-             text);
+             text, true);
     low = std::min(low, data_.selective->peakBytes / kGiB);
     high = std::max(high, data_.selective->peakBytes / kGiB);
     slowest = std::max(slowest, data_.selective->timeRatio);

@@ -27,8 +27,11 @@ struct TradeoffData {
   double budgetBytes = 0.0;           ///< the card's memory
   double usableBytes = 0.0;           ///< budget less the planner's margin
   std::optional<TradeoffPoint> selective;  ///< selective recomputation, drawn as a level
+  /// The level's name: "selective", or the off-curve policy the planner chose
+  /// ("layers:2+selective:core_attn,layernorm,mlp_act").
+  QString selectiveName = QStringLiteral("selective");
   std::optional<int> recommendedK;    ///< the planner's K, when it chose K layers
-  bool selectiveRecommended = false;  ///< the planner chose selective
+  bool selectiveRecommended = false;  ///< the planner chose the level's policy
 };
 
 /// Peak memory and step time against K, dual axes; hover shows a point's
@@ -51,7 +54,9 @@ class TradeoffChart : public ThemedChart {
 
  private:
   void rebuild() override;
-  void addLevel(double bytes, const QPen& pen, const QString& text);
+  /// A horizontal line at `bytes` labelled at the right above it, or at the
+  /// left below it.
+  void addLevel(double bytes, const QPen& pen, const QString& text, bool leftBelow = false);
 
   TradeoffData data_;
   QCPGraph* peak_ = nullptr;

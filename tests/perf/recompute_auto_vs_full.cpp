@@ -101,8 +101,9 @@ int main(int argc, char** argv) {
   const Run none = train(options, "none", "");
   const auto budget = static_cast<unsigned long long>(none.peakBytes * options.fraction);
   const std::string budgetText = std::to_string(budget);
-  std::printf("no-recompute peak %.1f MiB; budget %.0f %% = %llu bytes (%.1f MiB)\n",
-              none.peakBytes / 1048576.0, options.fraction * 100.0, budget,
+  std::printf("no-recompute: %.0f tokens/s (one run, no budget), peak %.1f MiB; "
+              "budget %.0f %% = %llu bytes (%.1f MiB)\n",
+              none.tokensPerSecond, none.peakBytes / 1048576.0, options.fraction * 100.0, budget,
               static_cast<double>(budget) / 1048576.0);
 
   std::map<std::string, std::vector<Run>> runs;

@@ -122,21 +122,31 @@ class MemoryPageTest : public QObject {
     const auto* chart = page_->tradeoffChart();
     QCOMPARE(chart->pointCount(), static_cast<int>(plan->curve.size()));
     QCOMPARE(chart->pointCount(), 33);  // K = 0..32
-    QCOMPARE(page_->curveModel()->rowCount(), 34);  // and selective
-    const auto k = tb::ui::recommendedK(*plan);
-    QVERIFY(k.has_value());
-    QVERIFY(chart->markedK() == std::optional<int>(static_cast<int>(*k)));
-    QCOMPARE(page_->curveModel()->recommendedRow(), static_cast<int>(*k));
-    QCOMPARE(page_->curveModel()->policyAt(static_cast<int>(*k)),
-             QString::fromStdString(tb::memory::toString(plan->policy)));
+    QCOMPARE(page_->curveModel()->rowCount(), 34);  // and selective or the off-curve choice
     for (std::size_t i = 0; i < plan->curve.size(); ++i) {
       QCOMPARE(chart->data().curve.at(static_cast<qsizetype>(i)).peakBytes,
                static_cast<double>(plan->curve[i].peakBytes));
     }
-    const QPointF onK(chart->xAxis->coordToPixel(static_cast<double>(*k)),
-                     chart->yAxis->coordToPixel(60.0));
-    QVERIFY2(chart->toolTipAt(onK).startsWith(QStringLiteral("K = %1 ").arg(*k)),
-             qPrintable(chart->toolTipAt(onK)));
+    const QString policy = QString::fromStdString(tb::memory::toString(plan->policy));
+    if (const auto k = tb::ui::recommendedK(*plan)) {
+      QVERIFY(chart->markedK() == std::optional<int>(static_cast<int>(*k)));
+      QCOMPARE(page_->curveModel()->recommendedRow(), static_cast<int>(*k));
+      QCOMPARE(page_->curveModel()->policyAt(static_cast<int>(*k)), policy);
+      const QPointF onK(chart->xAxis->coordToPixel(static_cast<double>(*k)),
+                        chart->yAxis->coordToPixel(60.0));
+      QVERIFY2(chart->toolTipAt(onK).startsWith(QStringLiteral("K = %1 ").arg(*k)),
+               qPrintable(chart->toolTipAt(onK)));
+    } else {
+      // A module set (behind K full blocks) is off the K curve: the level
+      // line and the table's last row show it, named as --recompute spells it.
+      QVERIFY(tb::ui::offCurveChoice(*plan).has_value());
+      QVERIFY(chart->data().selectiveRecommended);
+      QCOMPARE(chart->data().selectiveName, policy);
+      QCOMPARE(chart->data().selective->peakBytes,
+               static_cast<double>(plan->predictedPeakBytes));
+      QCOMPARE(page_->curveModel()->recommendedRow(), 33);
+      QCOMPARE(page_->curveModel()->policyAt(33), policy);
+    }
     QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::ForwardCompatible);
   }
 

@@ -14,22 +14,25 @@ void CurveTableModel::setPlan(const tb::memory::RecomputePlan& plan) {
   beginResetModel();
   plan_ = plan;
   recommendedRow_ = -1;
+  offCurve_ = offCurveChoice(plan);
   if (const auto k = recommendedK(plan)) {
     recommendedRow_ = static_cast<int>(*k);
-  } else if (plan.fits && plan.policy.kind == tb::memory::RecomputeKind::Selective) {
+  } else if (offCurve_) {
     recommendedRow_ = static_cast<int>(plan.curve.size());
   }
   endResetModel();
 }
 
 const tb::memory::CurvePoint& CurveTableModel::pointAt(int row) const {
-  return row < static_cast<int>(plan_.curve.size()) ? plan_.curve.at(static_cast<std::size_t>(row))
-                                                     : plan_.selective;
+  if (row < static_cast<int>(plan_.curve.size())) {
+    return plan_.curve.at(static_cast<std::size_t>(row));
+  }
+  return offCurve_ ? offCurve_->point : plan_.selective;
 }
 
 QString CurveTableModel::policyAt(int row) const {
   const auto last = static_cast<int>(plan_.curve.size()) - 1;
-  if (row > last) return QStringLiteral("selective");
+  if (row > last) return offCurve_ ? offCurve_->policy : QStringLiteral("selective");
   if (row == 0) return QStringLiteral("none");
   if (row == last) return QStringLiteral("full");
   return QStringLiteral("layers:%1").arg(row);

@@ -6,11 +6,15 @@
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <optional>
+
+#include "memory_view.h"
 #include "tb/memory/planner.hpp"
 
 namespace tb::ui {
 
-/// Rows: K = 0..L, then selective. Columns: policy, peak, step time, fits.
+/// Rows: K = 0..L, then selective (or the planner's off-curve choice).
+/// Columns: policy, peak, step time, fits.
 class CurveTableModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -38,6 +42,7 @@ class CurveTableModel : public QAbstractTableModel {
 
   tb::memory::RecomputePlan plan_;
   int recommendedRow_ = -1;
+  std::optional<OffCurveChoice> offCurve_;  ///< the last row shows it instead of selective
 };
 
 }  // namespace tb::ui

@@ -110,6 +110,13 @@ QWidget* MemoryInputsForm::buildTrainingGroup() {
   recompute_->setObjectName(QStringLiteral("recomputeBox"));
   recompute_->addItem(tr("none"), QStringLiteral("none"));
   recompute_->addItem(tr("selective (attention core)"), QStringLiteral("selective"));
+  // Short, so the form keeps its width; the tool tip names the modules.
+  recompute_->addItem(tr("selective, all modules"),
+                      QStringLiteral("selective:core_attn,layernorm,mlp_act"));
+  recompute_->setItemData(recompute_->count() - 1,
+                          tr("selective:core_attn,layernorm,mlp_act: the attention core, both "
+                             "RMSNorms and the SwiGLU gate rebuilt in every block"),
+                          Qt::ToolTipRole);
   recompute_->addItem(tr("first K layers"), QStringLiteral("layers"));
   recompute_->addItem(tr("full (every layer)"), QStringLiteral("full"));
   recompute_->setToolTip(tr("The policy the breakdown is shown for; the curve shows them all"));
@@ -234,7 +241,8 @@ void MemoryInputsForm::setInputs(const MemoryPageInputs& in) {
   flashAttention_->setChecked(in.flashAttention);
   selectData(dtype_, in.dtype);
   selectData(profile_, in.profile);
-  if (in.recompute.startsWith(QStringLiteral("layers:"))) {
+  if (in.recompute.startsWith(QStringLiteral("layers:")) &&
+      !in.recompute.contains(QLatin1Char('+'))) {
     selectData(recompute_, QStringLiteral("layers"));
     recomputeLayers_->setMaximum(toInt(in.layers));
     recomputeLayers_->setValue(in.recompute.mid(7).toInt());

@@ -67,11 +67,19 @@ std::optional<std::int64_t> recommendedK(const tb::memory::RecomputePlan& plan) 
   if (!plan.fits || plan.curve.empty()) return std::nullopt;
   switch (plan.policy.kind) {
     case tb::memory::RecomputeKind::None: return 0;
-    case tb::memory::RecomputeKind::Layers: return plan.policy.layers;
+    case tb::memory::RecomputeKind::Layers:
+      if (plan.policy.modules != 0) break;  // off the curve: K blocks plus modules
+      return plan.policy.layers;
     case tb::memory::RecomputeKind::Full: return plan.curve.back().k;
     case tb::memory::RecomputeKind::Selective: break;
   }
   return std::nullopt;
+}
+
+std::optional<OffCurveChoice> offCurveChoice(const tb::memory::RecomputePlan& plan) {
+  if (!plan.fits || recommendedK(plan)) return std::nullopt;
+  return OffCurveChoice{recommendedPolicy(plan),
+                        {-1, plan.predictedPeakBytes, 1.0 + plan.timeOverheadRatio}};
 }
 
 QString recommendedPolicy(const tb::memory::RecomputePlan& plan) {
@@ -87,13 +95,15 @@ tb::plotting::TradeoffData tradeoffData(const MemoryView& view) {
   }
   data.budgetBytes = static_cast<double>(plan.budgetBytes);
   data.usableBytes = static_cast<double>(plan.budgetBytes) * (1.0 - plan.margin);
+  const auto offCurve = offCurveChoice(plan);
+  const tb::memory::CurvePoint& level = offCurve ? offCurve->point : plan.selective;
   if (!plan.curve.empty()) {
-    data.selective = tb::plotting::TradeoffPoint{-1, static_cast<double>(plan.selective.peakBytes),
-                                                 plan.selective.timeRatio};
+    data.selective = tb::plotting::TradeoffPoint{-1, static_cast<double>(level.peakBytes),
+                                                 level.timeRatio};
   }
+  if (offCurve) data.selectiveName = offCurve->policy;
   if (const auto k = recommendedK(plan)) data.recommendedK = static_cast<int>(*k);
-  data.selectiveRecommended =
-      plan.fits && plan.policy.kind == tb::memory::RecomputeKind::Selective;
+  data.selectiveRecommended = offCurve.has_value();
   return data;
 }
 

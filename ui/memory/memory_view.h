@@ -42,6 +42,14 @@ struct MemoryView {
 /// The K of the curve the planner chose; none when it chose selective or nothing fits.
 [[nodiscard]] std::optional<std::int64_t> recommendedK(const tb::memory::RecomputePlan& plan);
 
+/// The planner's choice when it is not a point of the K curve (any selective
+/// module set, alone or behind K full blocks): its name and point.
+struct OffCurveChoice {
+  QString policy;
+  tb::memory::CurvePoint point;
+};
+[[nodiscard]] std::optional<OffCurveChoice> offCurveChoice(const tb::memory::RecomputePlan& plan);
+
 /// The recommendation as --recompute spells it; empty when nothing fits.
 [[nodiscard]] QString recommendedPolicy(const tb::memory::RecomputePlan& plan);
 

@@ -117,11 +117,14 @@ RunForm::RunForm(QWidget* parent)
   recompute_->setObjectName(QStringLiteral("runRecompute"));
   recompute_->setEditable(true);
   recompute_->addItems({QStringLiteral("none"), QStringLiteral("selective"),
+                        QStringLiteral("selective:core_attn,layernorm,mlp_act"),
                         QStringLiteral("full"), QStringLiteral("auto"),
                         QStringLiteral("layers:1")});
   recompute_->setToolTip(tr("Activations rebuilt in backward instead of kept: none, selective "
-                            "(attention core), full (every block), layers:K (the first K "
-                            "blocks), auto (least recomputation fitting the budget)."));
+                            "(attention core), selective:core_attn,layernorm,mlp_act (any of "
+                            "those modules), full (every block), layers:K (the first K "
+                            "blocks), layers:K+selective[:MODULES], auto (least recomputation "
+                            "fitting the budget)."));
   runForm->addRow(tr("Recompute"), recompute_);
   budgetMiB_->setSpecialValueText(tr("unlimited"));
   budgetMiB_->setSuffix(tr(" MiB"));

@@ -98,7 +98,8 @@ RegisteredCommand registerMemoryCommand(CLI::App& app) {
       "memory", "Predict the peak memory of a training job, term by term");
   addPredictionFlags(*command, options->prediction);
   command->add_option("--recompute", options->recompute,
-                      "none (default), selective, full or layers:K")
+                      "none (default), selective, selective:MODULES (core_attn, layernorm, "
+                      "mlp_act), full, layers:K or layers:K+selective[:MODULES]")
       ->type_name("POLICY");
   command->add_option("--calibrate", options->calibrate,
                       "Fit and store the per-profile correction from measured peaks in FILE "

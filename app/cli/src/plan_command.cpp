@@ -82,6 +82,12 @@ void printPlan(std::ostream& out, const memory::PredictionInput& input,
   }
   table.addRow({"selective", formatBytes(plan.selective.peakBytes),
                 percent(plan.selective.timeRatio - 1.0)});
+  const bool offCurve = plan.fits && memory::selectiveModules(plan.policy) != 0 &&
+                        memory::toString(plan.policy) != "selective";
+  if (offCurve) {
+    table.addRow({memory::toString(plan.policy), formatBytes(plan.predictedPeakBytes),
+                  percent(plan.timeOverheadRatio)});
+  }
   table.print(out);
 }
 
@@ -126,10 +132,11 @@ RegisteredCommand registerPlanCommand(CLI::App& app) {
       ->type_name("FRACTION");
   takeLastOfRepeatedValues(*command);
   command->footer(
-      "Candidates: layers:K (the first K blocks of each stage fully recomputed, K = 0..L)\n"
-      "and selective; the cheapest in step time that fits wins. Recomputing a block costs\n"
-      "one more forward of it. Exit codes: 0 a plan fits; 3 nothing fits (the smallest\n"
-      "budget that would is printed); 2 bad input. Fields: docs/CLI.md.");
+      "Candidates: layers:K (the first K blocks of each stage fully recomputed, K = 0..L),\n"
+      "selective:MODULES (core_attn, layernorm, mlp_act: rebuilt in every block) and\n"
+      "layers:K+selective:MODULES; the cheapest in step time that fits wins. Recomputing\n"
+      "a block costs one more forward of it. Exit codes: 0 a plan fits; 3 nothing fits\n"
+      "(the smallest budget that would is printed); 2 bad input. Fields: docs/CLI.md.");
   return {command, [options](const CommandContext& context) { return runPlan(context, *options); }};
 }
 

@@ -198,7 +198,9 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
                       "Refuse CPU tensor allocations past BYTES (status oom)")
       ->type_name("BYTES");
   command->add_option("--recompute", options->recompute,
-                      "none (default), selective, full, layers:K, or auto (the planner's choice "
+                      "none (default), selective, selective:MODULES (core_attn, layernorm, "
+                      "mlp_act), full, layers:K, layers:K+selective[:MODULES], or auto (the "
+                      "planner's choice "
                       "for --memory-budget; CHECKPOINT_OPTIMIZATION=true also means auto)")
       ->type_name("POLICY");
   command->add_option("--runtime", options->runtime,

@@ -217,18 +217,20 @@ class CompiledOps final : public DecoderOps {
     if (attention_ != nullptr) return attention_(q, k, v);
     return gqaInPlace_ ? ops::causalAttentionGrouped(q, k, v) : ops::causalAttention(q, k, v);
   }
+  at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) const override {
+    return gate_ != nullptr ? gate_(a, b) : ops::swiGluGate(a, b);
+  }
   at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
                     const at::Tensor& w3) const override {
     const at::Tensor none;
-    const at::Tensor a = linear(x, w1, none);
-    const at::Tensor b = linear(x, w3, none);
-    return linear(gate_ != nullptr ? gate_(a, b) : ops::swiGluGate(a, b), w2, none);
+    return linear(swiGluGate(linear(x, w1, none), linear(x, w3, none)), w2, none);
   }
   at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight,
                       const at::Tensor& targets) const override {
     if (headLoss_ != nullptr) return headLoss_(x, weight, targets, *path_, kHeadLossChunkRows);
     return ops::crossEntropy(linear(x, weight, at::Tensor()), targets);
   }
+  const MatmulPath& matmulPath() const override { return *path_; }
 
  private:
   /// Rows of logits alive at once in the fused head: 256 × a 32k vocabulary

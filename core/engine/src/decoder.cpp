@@ -131,35 +131,65 @@ void Decoder::setRecompute(std::vector<BlockRecompute> perBlock) {
   recompute_ = std::move(perBlock);
 }
 
+std::vector<at::Tensor> Decoder::normedProducts(const at::Tensor& x, const at::Tensor& norm,
+                                                std::vector<at::Tensor> weights,
+                                                std::vector<at::Tensor> biases,
+                                                bool recomputeNorm) const {
+  for (at::Tensor& weight : weights) weight = weight.to(computeType_);
+  for (at::Tensor& bias : biases) bias = bias.defined() ? bias.to(computeType_) : bias;
+  const auto normed = [ops = ops_](const std::vector<at::Tensor>& in) {
+    return ops->rmsNorm(in[0], in[1]);
+  };
+  if (recomputeNorm) {
+    return linearsOfRecomputedInput(ops_->matmulPath(), normed, {x, norm}, weights, biases);
+  }
+  const at::Tensor n = normed({x, norm});
+  std::vector<at::Tensor> outputs;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    outputs.push_back(ops_->linear(n, weights[i], i < biases.size() ? biases[i] : at::Tensor()));
+  }
+  return outputs;
+}
+
 at::Tensor Decoder::blockForward(const BlockWeights& b, const at::Tensor& x,
-                                 bool recomputeCore) const {
+                                 std::uint8_t modules) const {
   const auto batch = x.size(0);
   const auto seq = x.size(1);
   const auto hd = headDim(config_);
 
-  const at::Tensor n1 = ops_->rmsNorm(x, b.attentionNorm);
-  const at::Tensor q = project(n1, b.wq, b.bq).view({batch, seq, config_.heads, hd});
-  const at::Tensor k = project(n1, b.wk, b.bk).view({batch, seq, config_.kvHeads, hd});
-  const at::Tensor v = project(n1, b.wv, b.bv).view({batch, seq, config_.kvHeads, hd});
+  const std::vector<at::Tensor> qkv = normedProducts(x, b.attentionNorm, {b.wq, b.wk, b.wv},
+                                                     {b.bq, b.bk, b.bv},
+                                                     (modules & model::kNorms) != 0);
+  const at::Tensor q = qkv[0].view({batch, seq, config_.heads, hd});
+  const at::Tensor k = qkv[1].view({batch, seq, config_.kvHeads, hd});
+  const at::Tensor v = qkv[2].view({batch, seq, config_.kvHeads, hd});
   std::vector<at::Tensor> coreInputs{ops_->rope(q, rope_), ops_->rope(k, rope_), v};
   const auto core = [ops = ops_](const std::vector<at::Tensor>& in) {
     return ops->attention(in[0], in[1], in[2]);
   };
-  const at::Tensor attended =
-      recomputeCore ? recomputeInBackward(core, coreInputs) : core(coreInputs);
+  const at::Tensor attended = (modules & model::kCoreAttention) != 0
+                                  ? recomputeInBackward(core, coreInputs)
+                                  : core(coreInputs);
   const at::Tensor h = x + project(attended, b.wo);
 
-  const at::Tensor n2 = ops_->rmsNorm(h, b.ffnNorm);
-  return h + ops_->swiGlu(n2, b.w1.to(computeType_), b.w2.to(computeType_),
-                          b.w3.to(computeType_));
+  // SwiGLU as its three products around the gate, so that the gate (and the
+  // norm in front of w1 and w3) can be rebuilt in backward on their own.
+  const std::vector<at::Tensor> gateInputs =
+      normedProducts(h, b.ffnNorm, {b.w1, b.w3}, {}, (modules & model::kNorms) != 0);
+  const at::Tensor w2 = b.w2.to(computeType_);
+  if ((modules & model::kMlpActivation) == 0) {
+    return h + ops_->linear(ops_->swiGluGate(gateInputs[0], gateInputs[1]), w2, at::Tensor());
+  }
+  const auto gate = [ops = ops_](const std::vector<at::Tensor>& in) {
+    return ops->swiGluGate(in[0], in[1]);
+  };
+  return h + linearsOfRecomputedInput(ops_->matmulPath(), gate, gateInputs, {w2}, {}).front();
 }
 
 at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
   const BlockWeights& b = weights_.blocks.at(layer);
-  const BlockRecompute mode = recompute_.empty() ? BlockRecompute::Keep : recompute_.at(layer);
-  if (mode != BlockRecompute::Block) {
-    return blockForward(b, x, mode == BlockRecompute::AttentionCore);
-  }
+  const BlockRecompute mode = recompute_.empty() ? BlockRecompute{} : recompute_.at(layer);
+  if (!mode.wholeBlock) return blockForward(b, x, mode.modules);
   // The weights are inputs of the recomputed segment, so their gradients come
   // back through it; their storage is shared, so saving them costs nothing.
   std::vector<at::Tensor> inputs{x};
@@ -168,7 +198,7 @@ at::Tensor Decoder::block(std::size_t layer, const at::Tensor& x) const {
     BlockWeights rebuilt;
     std::size_t next = 1;
     for (at::Tensor* slot : blockTensors(rebuilt, hasBias)) *slot = in.at(next++);
-    return blockForward(rebuilt, in.at(0), false);
+    return blockForward(rebuilt, in.at(0), 0);
   };
   return recomputeInBackward(segment, inputs);
 }

@@ -71,8 +71,16 @@ class Decoder {
   [[nodiscard]] at::Tensor hidden(const at::Tensor& tokens) const;
   /// The block's math with its weights passed in, so a recomputed block can
   /// be differentiated with respect to detached copies of them.
+  /// `modules` (model::RecomputeModule bits) are rebuilt in backward.
   [[nodiscard]] at::Tensor blockForward(const BlockWeights& b, const at::Tensor& x,
-                                        bool recomputeCore) const;
+                                        std::uint8_t modules) const;
+  /// The products weights[i]·rmsNorm(x) (+ biases[i]), the norm kept or
+  /// rebuilt in backward; weights and biases are cast to the compute type.
+  [[nodiscard]] std::vector<at::Tensor> normedProducts(const at::Tensor& x,
+                                                       const at::Tensor& norm,
+                                                       std::vector<at::Tensor> weights,
+                                                       std::vector<at::Tensor> biases,
+                                                       bool recomputeNorm) const;
 
   ModelConfig config_;
   DecoderWeights weights_;

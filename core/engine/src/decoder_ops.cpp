@@ -24,6 +24,9 @@ class ReferenceOps final : public DecoderOps {
                        const at::Tensor& v) const override {
     return gqaInPlace_ ? ops::causalAttentionGrouped(q, k, v) : ops::causalAttention(q, k, v);
   }
+  at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) const override {
+    return ops::swiGluGate(a, b);
+  }
   at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
                     const at::Tensor& w3) const override {
     const at::Tensor none;
@@ -33,6 +36,7 @@ class ReferenceOps final : public DecoderOps {
                       const at::Tensor& targets) const override {
     return ops::crossEntropy(linear(x, weight, at::Tensor()), targets);
   }
+  const MatmulPath& matmulPath() const override { return *path_; }
 
  private:
   const MatmulPath* path_;

@@ -24,6 +24,8 @@ class DecoderOps {
                                         const ops::RopeTables& tables) const = 0;
   [[nodiscard]] virtual at::Tensor attention(const at::Tensor& q, const at::Tensor& k,
                                              const at::Tensor& v) const = 0;
+  /// silu(a) * b, the gate between SwiGLU's products.
+  [[nodiscard]] virtual at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) const = 0;
   [[nodiscard]] virtual at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1,
                                           const at::Tensor& w2, const at::Tensor& w3) const = 0;
   /// Mean next-token cross-entropy of the output head: x [N, dim] (after the
@@ -31,6 +33,8 @@ class DecoderOps {
   /// and the loss together lets a fused path avoid materialising the logits.
   [[nodiscard]] virtual at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight,
                                             const at::Tensor& targets) const = 0;
+  /// Where linear() runs, for gradients formed outside autograd (recompute.hpp).
+  [[nodiscard]] virtual const MatmulPath& matmulPath() const = 0;
 };
 
 /// The plain LibTorch reference operators of ops/ on ATen's matmul path, with

@@ -10,6 +10,13 @@
 
 namespace tb::engine {
 
+/// What linear(x, weight, bias)'s backward gives for one output gradient.
+struct LinearGradients {
+  at::Tensor input;   ///< like x
+  at::Tensor weight;  ///< like weight
+  at::Tensor bias;    ///< [out], defined only when asked for
+};
+
 class MatmulPath {
  public:
   virtual ~MatmulPath() = default;
@@ -19,7 +26,18 @@ class MatmulPath {
   /// in all three like at::linear.
   [[nodiscard]] virtual at::Tensor linear(const at::Tensor& x, const at::Tensor& weight,
                                           const at::Tensor& bias) const = 0;
+  /// The gradients of linear(x, weight, bias) for `gradient` [..., out],
+  /// formed directly without a graph, for a caller that keeps x out of
+  /// autograd (linearsOfRecomputedInput): dx = g·W, dW = gᵀ·x, db = Σ g.
+  [[nodiscard]] virtual LinearGradients linearGradients(const at::Tensor& gradient,
+                                                        const at::Tensor& x,
+                                                        const at::Tensor& weight,
+                                                        bool withBias) const = 0;
 };
+
+/// linearGradients on ATen's mm, for any device and dtype.
+[[nodiscard]] LinearGradients atenLinearGradients(const at::Tensor& gradient, const at::Tensor& x,
+                                                  const at::Tensor& weight, bool withBias);
 
 /// at::linear: LibTorch's default path (its BLAS), what the stock runtime uses.
 [[nodiscard]] const MatmulPath& atenMatmulPath();

@@ -164,25 +164,35 @@ at::Tensor linearForward(torch::autograd::AutogradContext* context, const at::Te
   return withLastSize(y, x, weight.size(0));
 }
 
-torch::autograd::variable_list linearBackward(torch::autograd::AutogradContext* context,
-                                              const at::Tensor& gradient, bool hasBias) {
-  const auto saved = context->get_saved_variables();
-  const at::Tensor& x = saved[0];
-  const at::Tensor& weight = saved[1];
+/// dX = dY·W, dW = dYᵀ·X and db = Σ dY on oneDNN, each only when asked for.
+LinearGradients gradientsOf(const at::Tensor& gradient, const at::Tensor& x,
+                            const at::Tensor& weight, bool needInput, bool needWeight,
+                            bool needBias) {
   const std::int64_t n = weight.size(0);
   const std::int64_t k = weight.size(1);
   const at::Tensor dY = gradient.reshape({-1, n}).contiguous();
   const std::int64_t m = dY.size(0);
-  torch::autograd::variable_list grads(hasBias ? 3 : 2);
-  if (context->needs_input_grad(0)) {  // dX = dY · W
-    grads[0] = withLastSize(multiply(rowMajor(m, n), dY, matrixOf(weight), weight, at::Tensor()),
-                            x, k);
+  LinearGradients grads;
+  if (needInput) {
+    grads.input = withLastSize(
+        multiply(rowMajor(m, n), dY, matrixOf(weight), weight, at::Tensor()), x, k);
   }
-  if (context->needs_input_grad(1)) {  // dW = dYᵀ · X
-    grads[1] = multiply(transposed(rowMajor(m, n)), dY, rowMajor(m, k), x, at::Tensor());
+  if (needWeight) {
+    grads.weight = multiply(transposed(rowMajor(m, n)), dY, rowMajor(m, k), x, at::Tensor());
   }
-  if (hasBias && context->needs_input_grad(2)) grads[2] = sumRows(dY);
+  if (needBias) grads.bias = sumRows(dY);
   return grads;
+}
+
+torch::autograd::variable_list linearBackward(torch::autograd::AutogradContext* context,
+                                              const at::Tensor& gradient, bool hasBias) {
+  const auto saved = context->get_saved_variables();
+  LinearGradients grads =
+      gradientsOf(gradient, saved[0], saved[1], context->needs_input_grad(0),
+                  context->needs_input_grad(1), hasBias && context->needs_input_grad(2));
+  torch::autograd::variable_list out{std::move(grads.input), std::move(grads.weight)};
+  if (hasBias) out.push_back(std::move(grads.bias));
+  return out;
 }
 
 class OneDnnLinear : public torch::autograd::Function<OneDnnLinear> {
@@ -223,6 +233,15 @@ class OneDnnMatmulPath final : public MatmulPath {
     const OpScope scope("tb::onednn::linear");
     return bias.defined() ? OneDnnLinear::apply(x, weight, bias)
                           : OneDnnLinearNoBias::apply(x, weight);
+  }
+  [[nodiscard]] LinearGradients linearGradients(const at::Tensor& gradient, const at::Tensor& x,
+                                                const at::Tensor& weight,
+                                                bool withBias) const override {
+    if (!oneDnnAccepts(x, weight, at::Tensor()) || !denseFloatCpu(gradient)) {
+      return atenLinearGradients(gradient, x, weight, withBias);
+    }
+    const OpScope scope("tb::onednn::linear_backward");
+    return gradientsOf(gradient, x, weight, true, true, withBias);
   }
 };
 

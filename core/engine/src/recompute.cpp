@@ -8,6 +8,11 @@
 //
 // AutogradContext keeps only IValues; a capsule is the IValue that carries a
 // plain C++ object (here the segment) without registering a TorchScript class.
+//
+// RecomputedInputLinears is the same idea for a prologue in front of matrix
+// products: its backward rebuilds the prologue and hands the products'
+// gradients to the MatmulPath directly, since autograd can differentiate a
+// product only by running it again.
 #include "recompute.hpp"
 
 #include <torch/csrc/autograd/autograd.h>
@@ -21,6 +26,30 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
+
+/// Detached copies of the first `count` saved inputs to run a segment again
+/// on: those that required gradients require them again, and are listed
+/// with their positions for autograd::grad.
+struct RebuiltInputs {
+  std::vector<at::Tensor> all;
+  std::vector<at::Tensor> differentiable;
+  std::vector<std::size_t> differentiableIndex;
+};
+
+RebuiltInputs rebuildInputs(const variable_list& saved, std::size_t count) {
+  RebuiltInputs rebuilt;
+  rebuilt.all.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    at::Tensor input = saved[i].detach();
+    if (saved[i].requires_grad()) {
+      input.requires_grad_(true);
+      rebuilt.differentiable.push_back(input);
+      rebuilt.differentiableIndex.push_back(i);
+    }
+    rebuilt.all.push_back(std::move(input));
+  }
+  return rebuilt;
+}
 
 struct SegmentHolder final : torch::CustomClassHolder {
   explicit SegmentHolder(Segment function) : segment(std::move(function)) {}
@@ -43,19 +72,7 @@ class RecomputedSegment final : public torch::autograd::Function<RecomputedSegme
         context->saved_data["segment"].toCapsule());
     const variable_list saved = context->get_saved_variables();
 
-    std::vector<at::Tensor> rebuiltInputs;
-    std::vector<at::Tensor> differentiable;
-    std::vector<std::size_t> differentiableIndex;
-    rebuiltInputs.reserve(saved.size());
-    for (std::size_t i = 0; i < saved.size(); ++i) {
-      at::Tensor input = saved[i].detach();
-      if (saved[i].requires_grad()) {
-        input.requires_grad_(true);
-        differentiable.push_back(input);
-        differentiableIndex.push_back(i);
-      }
-      rebuiltInputs.push_back(std::move(input));
-    }
+    auto [rebuiltInputs, differentiable, differentiableIndex] = rebuildInputs(saved, saved.size());
 
     // One slot for the holder (not a tensor), then one per input.
     variable_list grads(saved.size() + 1);
@@ -76,22 +93,93 @@ class RecomputedSegment final : public torch::autograd::Function<RecomputedSegme
   }
 };
 
+struct LinearsHolder final : torch::CustomClassHolder {
+  LinearsHolder(const MatmulPath& matmulPath, Segment function)
+      : path(&matmulPath), prologue(std::move(function)) {}
+  const MatmulPath* path;
+  Segment prologue;
+  std::size_t inputCount = 0;
+  /// One entry per product: the index of its bias in the flat tensor list, or -1.
+  std::vector<std::int64_t> biasAt;
+};
+
+// The tensors arrive as one flat list (inputs, weights, defined biases) because
+// LibTorch 1.13's Function::apply rejects undefined tensors.
+class RecomputedInputLinears final : public torch::autograd::Function<RecomputedInputLinears> {
+ public:
+  static variable_list forward(AutogradContext* context,
+                               const c10::intrusive_ptr<LinearsHolder>& holder,
+                               at::TensorList tensors) {
+    context->save_for_backward(tensors.vec());
+    context->saved_data["linears"] = c10::IValue::make_capsule(holder);
+    const std::vector<at::Tensor> inputs(tensors.begin(),
+                                         tensors.begin() + static_cast<std::ptrdiff_t>(
+                                                               holder->inputCount));
+    const at::Tensor prologue = holder->prologue(inputs);
+    variable_list outputs;
+    for (std::size_t i = 0; i < holder->biasAt.size(); ++i) {
+      const std::int64_t bias = holder->biasAt[i];
+      outputs.push_back(holder->path->linear(
+          prologue, tensors[holder->inputCount + i],
+          bias >= 0 ? tensors[static_cast<std::size_t>(bias)] : at::Tensor()));
+    }
+    return outputs;
+  }
+
+  static variable_list backward(AutogradContext* context, variable_list outputGrads) {
+    const auto holder = c10::static_intrusive_pointer_cast<LinearsHolder>(
+        context->saved_data["linears"].toCapsule());
+    const variable_list saved = context->get_saved_variables();
+    variable_list grads(saved.size() + 1);  // the holder's slot, then one per tensor
+
+    auto [rebuiltInputs, differentiable, differentiableIndex] =
+        rebuildInputs(saved, holder->inputCount);
+    at::Tensor prologue;
+    {
+      at::AutoGradMode enable(!differentiable.empty());
+      prologue = holder->prologue(rebuiltInputs);
+    }
+    const at::Tensor values = prologue.detach();
+    at::Tensor prologueGrad;
+    for (std::size_t i = 0; i < holder->biasAt.size(); ++i) {
+      if (!outputGrads[i].defined()) continue;
+      const std::int64_t bias = holder->biasAt[i];
+      const std::size_t weightAt = holder->inputCount + i;
+      LinearGradients product = holder->path->linearGradients(outputGrads[i], values,
+                                                               saved[weightAt], bias >= 0);
+      if (saved[weightAt].requires_grad()) grads[weightAt + 1] = std::move(product.weight);
+      if (bias >= 0 && saved[static_cast<std::size_t>(bias)].requires_grad()) {
+        grads[static_cast<std::size_t>(bias) + 1] = std::move(product.bias);
+      }
+      prologueGrad = prologueGrad.defined() ? prologueGrad.add_(product.input)
+                                            : std::move(product.input);
+    }
+    if (differentiable.empty() || !prologueGrad.defined()) return grads;
+    const variable_list inputGrads =
+        torch::autograd::grad({prologue}, differentiable, {prologueGrad},
+                              /*retain_graph=*/false, /*create_graph=*/false,
+                              /*allow_unused=*/true);
+    for (std::size_t j = 0; j < inputGrads.size(); ++j) {
+      grads[differentiableIndex[j] + 1] = inputGrads[j];
+    }
+    return grads;
+  }
+};
+
 }  // namespace
 
 std::vector<BlockRecompute> recomputeLayout(const RecomputePolicy& policy, std::int64_t layers) {
-  std::vector<BlockRecompute> layout(static_cast<std::size_t>(std::max<std::int64_t>(layers, 0)),
-                                     BlockRecompute::Keep);
+  std::vector<BlockRecompute> layout(static_cast<std::size_t>(std::max<std::int64_t>(layers, 0)));
   for (std::size_t i = 0; i < layout.size(); ++i) {
     const auto layer = static_cast<std::int64_t>(i);
     switch (policy.mode) {
-      case RecomputeMode::Full: layout[i] = BlockRecompute::Block; break;
-      case RecomputeMode::Layers:
-        if (layer < policy.layers) layout[i] = BlockRecompute::Block;
-        break;
-      case RecomputeMode::Selective: layout[i] = BlockRecompute::AttentionCore; break;
+      case RecomputeMode::Full: layout[i].wholeBlock = true; break;
+      case RecomputeMode::Layers: layout[i].wholeBlock = layer < policy.layers; break;
+      case RecomputeMode::Selective:
       case RecomputeMode::None:
       case RecomputeMode::Auto: break;
     }
+    if (!layout[i].wholeBlock) layout[i].modules = selectiveModules(policy);
   }
   return layout;
 }
@@ -100,6 +188,30 @@ at::Tensor recomputeInBackward(const Segment& segment, const std::vector<at::Ten
   if (!at::GradMode::is_enabled()) return segment(inputs);
   const auto holder = c10::make_intrusive<SegmentHolder>(segment);
   return RecomputedSegment::apply(holder, at::TensorList(inputs));
+}
+
+std::vector<at::Tensor> linearsOfRecomputedInput(const MatmulPath& path, const Segment& prologue,
+                                                 const std::vector<at::Tensor>& inputs,
+                                                 const std::vector<at::Tensor>& weights,
+                                                 const std::vector<at::Tensor>& biases) {
+  if (!at::GradMode::is_enabled()) {
+    const at::Tensor x = prologue(inputs);
+    std::vector<at::Tensor> outputs;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      outputs.push_back(path.linear(x, weights[i], i < biases.size() ? biases[i] : at::Tensor()));
+    }
+    return outputs;
+  }
+  const auto holder = c10::make_intrusive<LinearsHolder>(path, prologue);
+  holder->inputCount = inputs.size();
+  std::vector<at::Tensor> tensors = inputs;
+  tensors.insert(tensors.end(), weights.begin(), weights.end());
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const bool hasBias = i < biases.size() && biases[i].defined();
+    holder->biasAt.push_back(hasBias ? static_cast<std::int64_t>(tensors.size()) : -1);
+    if (hasBias) tensors.push_back(biases[i]);
+  }
+  return RecomputedInputLinears::apply(holder, at::TensorList(tensors));
 }
 
 }  // namespace tb::engine

@@ -1,8 +1,12 @@
-// Activation recomputation as one primitive: run a segment of the forward pass
-// without keeping what autograd would save inside it, keep only its inputs,
-// and run it again in backward to differentiate it. The decoder wraps a whole
-// block (full and layers:K) or only the attention core (selective) with it,
-// so every policy is the same math as no recomputation, in a different order.
+// Activation recomputation as two primitives. recomputeInBackward runs a
+// segment of the forward pass without keeping what autograd would save inside
+// it, keeps only its inputs, and runs it again in backward to differentiate
+// it; the decoder wraps a whole block (full, layers:K) or the attention core
+// with it. linearsOfRecomputedInput is for a cheap prologue (a norm, the
+// SwiGLU gate) in front of matrix products: the products would keep the
+// prologue's output for their weight gradients, so it is dropped and rebuilt
+// in backward, while the products themselves are not run again. Every policy
+// is the same math as no recomputation, in a different order.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -11,15 +15,20 @@
 #include <functional>
 #include <vector>
 
+#include "matmul_path.hpp"
 #include "tb/engine/run_config.hpp"
 
 namespace tb::engine {
 
 /// What one decoder block keeps for its backward.
-enum class BlockRecompute {
-  Keep,           ///< everything autograd saves
-  AttentionCore,  ///< all but scores, softmax and attention x V, rebuilt in backward
-  Block,          ///< only the block input; the whole block is rebuilt in backward
+struct BlockRecompute {
+  /// Only the block input: the whole block is rebuilt in backward.
+  bool wholeBlock = false;
+  /// Otherwise the parts rebuilt in backward (model::RecomputeModule bits;
+  /// 0 keeps everything autograd saves).
+  std::uint8_t modules = 0;
+
+  friend bool operator==(const BlockRecompute&, const BlockRecompute&) = default;
 };
 
 /// The per-block layout of a resolved policy (not Auto) for `layers` blocks;
@@ -38,5 +47,14 @@ using Segment = std::function<at::Tensor(const std::vector<at::Tensor>& inputs)>
 /// had run under autograd directly. Under no-grad it simply runs segment.
 [[nodiscard]] at::Tensor recomputeInBackward(const Segment& segment,
                                              const std::vector<at::Tensor>& inputs);
+
+/// path.linear(prologue(inputs), weights[i], biases[i]) for every i, keeping
+/// for backward only `inputs` and the weights. In backward the prologue runs
+/// again under autograd and the products' gradients are formed directly on
+/// `path` (MatmulPath::linearGradients), so the products run once as in plain
+/// training. biases[i] may be undefined; `path` must outlive the graph.
+[[nodiscard]] std::vector<at::Tensor> linearsOfRecomputedInput(
+    const MatmulPath& path, const Segment& prologue, const std::vector<at::Tensor>& inputs,
+    const std::vector<at::Tensor>& weights, const std::vector<at::Tensor>& biases);
 
 }  // namespace tb::engine

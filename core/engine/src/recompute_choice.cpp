@@ -10,32 +10,15 @@
 namespace tb::engine {
 namespace {
 
-memory::RecomputePolicy toMemoryPolicy(const RecomputePolicy& policy) {
-  switch (policy.mode) {
-    case RecomputeMode::Selective: return {memory::RecomputeKind::Selective, 0};
-    case RecomputeMode::Layers: return {memory::RecomputeKind::Layers, policy.layers};
-    case RecomputeMode::Full: return {memory::RecomputeKind::Full, 0};
-    case RecomputeMode::None:
-    case RecomputeMode::Auto: break;
-  }
-  return {memory::RecomputeKind::None, 0};
-}
-
-RecomputePolicy fromMemoryPolicy(const memory::RecomputePolicy& policy) {
-  switch (policy.kind) {
-    case memory::RecomputeKind::Selective: return {RecomputeMode::Selective, 0};
-    case memory::RecomputeKind::Layers: return {RecomputeMode::Layers, policy.layers};
-    case memory::RecomputeKind::Full: return {RecomputeMode::Full, 0};
-    case memory::RecomputeKind::None: break;
-  }
-  return {RecomputeMode::None, 0};
-}
-
-// layers:0 recomputes nothing and layers:L everything; say so.
+// layers:0 recomputes nothing (or is plain selective) and layers:L
+// everything; say so.
 RecomputePolicy normalised(RecomputePolicy policy, std::int64_t layers) {
   if (policy.mode != RecomputeMode::Layers) return policy;
-  if (policy.layers == 0) return {RecomputeMode::None, 0};
   if (policy.layers == layers) return {RecomputeMode::Full, 0};
+  if (policy.layers == 0) {
+    return policy.modules != 0 ? RecomputePolicy{RecomputeMode::Selective, 0, policy.modules}
+                               : RecomputePolicy{RecomputeMode::None, 0};
+  }
   return policy;
 }
 
@@ -57,6 +40,31 @@ memory::PredictionInput predictionInput(const RunConfig& config, const Recompute
 std::string bytesText(std::uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
 
 }  // namespace
+
+memory::RecomputePolicy toMemoryPolicy(const RecomputePolicy& policy) {
+  switch (policy.mode) {
+    case RecomputeMode::Selective:
+      return {memory::RecomputeKind::Selective, 0, policy.modules};
+    case RecomputeMode::Layers:
+      return {memory::RecomputeKind::Layers, policy.layers, policy.modules};
+    case RecomputeMode::Full: return {memory::RecomputeKind::Full, 0};
+    case RecomputeMode::None:
+    case RecomputeMode::Auto: break;
+  }
+  return {memory::RecomputeKind::None, 0};
+}
+
+RecomputePolicy fromMemoryPolicy(const memory::RecomputePolicy& policy) {
+  switch (policy.kind) {
+    case memory::RecomputeKind::Selective:
+      return {RecomputeMode::Selective, 0, policy.modules};
+    case memory::RecomputeKind::Layers:
+      return {RecomputeMode::Layers, policy.layers, policy.modules};
+    case memory::RecomputeKind::Full: return {RecomputeMode::Full, 0};
+    case memory::RecomputeKind::None: break;
+  }
+  return {RecomputeMode::None, 0};
+}
 
 Expected<RecomputeChoice> chooseRecompute(const RunConfig& config) {
   const RecomputePolicy& requested = config.recompute;

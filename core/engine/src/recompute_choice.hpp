@@ -9,6 +9,7 @@
 
 #include "tb/common/expected.hpp"
 #include "tb/engine/run_config.hpp"
+#include "tb/memory/memory_options.hpp"
 
 namespace tb::engine {
 
@@ -20,6 +21,11 @@ struct RecomputeChoice {
   std::uint64_t predictedPeakBytes = 0;   ///< the engine profile's prediction for `policy`
   double timeOverheadRatio = 0.0;         ///< predicted extra step time (0.2 = +20 %)
 };
+
+/// The engine's policy as core/memory spells it, and back (Auto has no
+/// memory spelling and maps to none).
+[[nodiscard]] memory::RecomputePolicy toMemoryPolicy(const RecomputePolicy& policy);
+[[nodiscard]] RecomputePolicy fromMemoryPolicy(const memory::RecomputePolicy& policy);
 
 /// Resolves config.recompute for config.model on `device` under
 /// config.memoryBudgetBytes. BadInput when layers:K passes the model's blocks

@@ -1,5 +1,5 @@
 // Parsing of the run's enumerations. The recompute spellings are those of
-// `trainbench memory --recompute`, plus auto.
+// `trainbench memory --recompute` (core/memory parses them), plus auto.
 #include "tb/engine/run_config.hpp"
 
 #include <algorithm>
@@ -8,6 +8,8 @@
 #include <iterator>
 #include <string>
 
+#include "recompute_choice.hpp"
+#include "tb/memory/memory_options.hpp"
 
 namespace tb::engine {
 
@@ -25,33 +27,21 @@ Expected<Device> parseDevice(std::string_view text) {
 }
 
 Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text) {
-  if (text == "none") return RecomputePolicy{RecomputeMode::None, 0};
-  if (text == "selective") return RecomputePolicy{RecomputeMode::Selective, 0};
-  if (text == "full") return RecomputePolicy{RecomputeMode::Full, 0};
   if (text == "auto") return RecomputePolicy{RecomputeMode::Auto, 0};
-  constexpr std::string_view kLayers = "layers:";
-  if (text.starts_with(kLayers)) {
-    const std::string_view digits = text.substr(kLayers.size());
-    std::int64_t k = -1;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-    if (!digits.empty() && error == std::errc() && end == digits.data() + digits.size() && k >= 0) {
-      return RecomputePolicy{RecomputeMode::Layers, k};
-    }
+  auto policy = memory::parseRecompute(text);
+  if (!policy) {
+    return makeError(ErrorKind::BadInput, policy.error().message + ", or auto");
   }
-  return makeError(ErrorKind::BadInput,
-                   "--recompute: unknown policy '" + std::string(text) +
-                       "' (expected none, selective, full, auto or layers:K with K >= 0)");
+  return fromMemoryPolicy(*policy);
+}
+
+std::uint8_t selectiveModules(const RecomputePolicy& policy) {
+  return memory::selectiveModules(toMemoryPolicy(policy));
 }
 
 std::string toString(const RecomputePolicy& policy) {
-  switch (policy.mode) {
-    case RecomputeMode::None: return "none";
-    case RecomputeMode::Selective: return "selective";
-    case RecomputeMode::Layers: return "layers:" + std::to_string(policy.layers);
-    case RecomputeMode::Full: return "full";
-    case RecomputeMode::Auto: return "auto";
-  }
-  return "none";
+  if (policy.mode == RecomputeMode::Auto) return "auto";
+  return memory::toString(toMemoryPolicy(policy));
 }
 
 RuntimeOptions stockRuntime() { return {false, false, false, false, false, false}; }

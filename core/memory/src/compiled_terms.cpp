@@ -46,16 +46,25 @@ BlockBytes compiledBlockBytes(const model::ModelConfig& model, const ParallelCon
   // (h + 2f); the fused core's gradients (dO, dq, dk, dv) arrive after the
   // MLP's saved tensors and n2 are gone.
   b.workspace = tokens * (h + 2 * f) * e / t;
+  // The fused norm keeps only its input and inverse RMS, so rebuilding it
+  // drops n1 and n2 (the products' inputs) and the two statistics; the fused
+  // gate keeps its inputs, so rebuilding it drops only the product.
+  b.normSaving = tokens * (2 * h + 2) * e / t;
+  b.normRebuild = tokens * (h + 1) * e / t;
+  b.gateSaving = tokens * f * e / t;
+  b.gateRebuild = b.gateSaving;
   return b;
 }
 
 double compiledLogitsBytes(const model::ModelConfig& model, const ParallelConfig& parallel) {
   const double tokens = d(model.batch) * d(model.seq);
   const double chunk = std::min(tokens, d(kCompiledHeadChunkRows));
-  // At the head's backward: one recomputed chunk of logits turned into its
-  // gradient in place, the row log-sum-exps, and the gradient of the normed
-  // hidden states that the chunks fill.
-  return (chunk * d(model.vocab) + tokens + tokens * d(model.dim)) * 4.0 / d(parallel.tp);
+  // At the head's backward: one chunk of logits turned into its gradient in
+  // place, the row log-sum-exps, and the gradients the head formed in forward
+  // and holds until backward scales them: the normed hidden states' and the
+  // output weight's (vocab x dim).
+  return (chunk * d(model.vocab) + tokens + tokens * d(model.dim) +
+          d(model.vocab) * d(model.dim)) * 4.0 / d(parallel.tp);
 }
 
 double compiledEdgeActivationBytes(const model::ModelConfig& model,

@@ -28,8 +28,26 @@ Expected<DType> parseDType(std::string_view text) {
 }
 
 Expected<RecomputePolicy> parseRecompute(std::string_view text) {
+  const auto tail = model::splitSelectiveTail(text);
+  if (!tail) return tail.error();
+  if (tail->modules != 0) {
+    auto head = parseRecompute(tail->head);
+    if (!head || head->kind != RecomputeKind::Layers) {
+      return makeError(ErrorKind::BadInput, "--recompute: '" + std::string(text) +
+                                                "': the part before '+' must be layers:K");
+    }
+    head->modules = tail->modules;
+    return head;
+  }
+
   if (text == "none") return RecomputePolicy{RecomputeKind::None, 0};
-  if (text == "selective") return RecomputePolicy{RecomputeKind::Selective, 0};
+  const auto selective = model::parseSelective(text);
+  if (!selective) return selective.error();
+  // core_attn alone is the plain policy, stored as 0 so it equals {Selective, 0}.
+  if (*selective != 0) {
+    return RecomputePolicy{RecomputeKind::Selective, 0,
+                           *selective == model::kCoreAttention ? std::uint8_t{0} : *selective};
+  }
   if (text == "full") return RecomputePolicy{RecomputeKind::Full, 0};
   constexpr std::string_view kLayers = "layers:";
   if (text.starts_with(kLayers)) {
@@ -42,7 +60,18 @@ Expected<RecomputePolicy> parseRecompute(std::string_view text) {
     }
   }
   return bad("--recompute: unknown policy '" + std::string(text) +
-             "' (known: none, selective, full, layers:K with K >= 0)");
+             "' (known: none, selective, selective:MODULES, full, layers:K with K >= 0)");
+}
+
+std::uint8_t selectiveModules(const RecomputePolicy& policy) {
+  switch (policy.kind) {
+    case RecomputeKind::Selective:
+      return policy.modules != 0 ? policy.modules : std::uint8_t{model::kCoreAttention};
+    case RecomputeKind::Layers: return policy.modules;
+    case RecomputeKind::None:
+    case RecomputeKind::Full: break;
+  }
+  return 0;
 }
 
 std::string toString(Profile profile) {
@@ -67,9 +96,12 @@ std::string toString(DType dtype) {
 std::string toString(const RecomputePolicy& policy) {
   switch (policy.kind) {
     case RecomputeKind::None: return "none";
-    case RecomputeKind::Selective: return "selective";
+    case RecomputeKind::Selective: return model::selectiveSpelling(selectiveModules(policy));
     case RecomputeKind::Full: return "full";
-    case RecomputeKind::Layers: return "layers:" + std::to_string(policy.layers);
+    case RecomputeKind::Layers: return "layers:" + std::to_string(policy.layers) +
+                                      (policy.modules != 0
+                                           ? "+" + model::selectiveSpelling(policy.modules)
+                                           : std::string());
   }
   return "none";
 }

@@ -83,6 +83,14 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
     // input and of q and k are alive (2·a·s + 2h). The larger moment counts.
     const double core = 2 * scores + 2 * h - (4 * f + 5 * h + 1);
     b.workspace = tokens * std::max(h + 2 * f, core) * e / t;
+    // Rebuilt norms drop x², the normalised and the weighted product and the
+    // rsqrt (the products kept the last); the inputs x and h stay, as the
+    // rebuild's inputs. A rebuilt gate drops silu and the product; w1·x and
+    // w3·x stay. While one is rebuilt, its insides are alive again.
+    b.normSaving = tokens * (6 * h + 2) * e / t;
+    b.normRebuild = tokens * (3 * h + 1) * e / t;
+    b.gateSaving = tokens * 2 * f * e / t;
+    b.gateRebuild = b.gateSaving;
     return b;
   }
   const double e = d(bytesOf(parallel.dtype));
@@ -101,6 +109,12 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
   b.checkpoint = tokens * h * e / sp;
   b.attentionCore = parallel.flashAttention ? 0.0 : 2 * tokens * scores * e / t;
   b.workspace = tokens * (2 * h + 2 * f / t) * e;
+  // Megatron-Core's layernorm module drops both norms' outputs; its mlp_act
+  // the activation's output (fc2's input; eager blocks also silu's).
+  b.normSaving = tokens * 2 * h * e / sp;
+  b.normRebuild = b.normSaving / 2;
+  b.gateSaving = tokens * (profile == Profile::Megatron ? f : 2 * f) * e / t;
+  b.gateRebuild = b.gateSaving;
   return b;
 }
 

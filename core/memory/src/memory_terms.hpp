@@ -37,6 +37,10 @@ struct BlockBytes {
   double checkpoint = 0;      ///< only the block input
   double attentionCore = 0;   ///< what selective recomputation rebuilds
   double workspace = 0;       ///< gradient temporaries while differentiating it
+  double normSaving = 0;      ///< what the layernorm module drops (both norms)
+  double normRebuild = 0;     ///< alive while one norm is rebuilt in backward
+  double gateSaving = 0;      ///< what the mlp_act module drops
+  double gateRebuild = 0;     ///< alive while the gate is rebuilt in backward
 };
 
 /// `gqaInPlace`: the engine's attention reads K and V in place (tuned runtime).

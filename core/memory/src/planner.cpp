@@ -1,5 +1,8 @@
 // Candidates are priced by the predictor and the FLOP-based step time; the
-// cheapest in time that fits wins, and ties go to the smaller peak. The
+// cheapest in time that fits wins, and ties go to the smaller peak. Besides
+// the curve (K full blocks) and plain selective, every selective module set,
+// alone or behind K full blocks, competes: a budget that K full blocks meet
+// only at a high K is often met by rebuilding cheap parts of every block. The
 // curve is computed in full even when an early K fits, because the GUI plots
 // it and a user may prefer more headroom than the margin.
 #include "tb/memory/planner.hpp"
@@ -54,6 +57,17 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
     if (Status priced = price(policy, k); !priced) return priced.error();
   }
   if (Status priced = price({RecomputeKind::Selective, 0}, -1); !priced) return priced.error();
+  const std::size_t selectiveAt = candidates.size() - 1;
+  // Off the curve: every other module set, alone and behind K full blocks
+  // (Megatron's recompute_modules; layers:K+selective:MODULES).
+  for (std::uint8_t modules = 1; modules <= model::kAllRecomputeModules; ++modules) {
+    for (std::int64_t k = 0; k < none->stageLayers; ++k) {
+      if (k == 0 && modules == model::kCoreAttention) continue;  // plain selective, above
+      const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::Selective, 0, modules}
+                                            : RecomputePolicy{RecomputeKind::Layers, k, modules};
+      if (Status priced = price(policy, -2); !priced) return priced.error();
+    }
+  }
 
   RecomputePlan plan;
   plan.budgetBytes = budgetBytes;
@@ -61,7 +75,7 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   for (const Candidate& candidate : candidates) {
     if (candidate.point.k >= 0) plan.curve.push_back(candidate.point);
   }
-  plan.selective = candidates.back().point;
+  plan.selective = candidates[selectiveAt].point;
 
   const double usable = static_cast<double>(budgetBytes) * (1.0 - margin);
   const Candidate* best = nullptr;
@@ -81,7 +95,8 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   plan.fits = true;
   plan.policy = best->policy;
   // layers:K with K = all blocks is what `full` means; say it that way.
-  if (plan.policy.kind == RecomputeKind::Layers && plan.policy.layers == none->stageLayers) {
+  if (plan.policy.kind == RecomputeKind::Layers && plan.policy.layers == none->stageLayers &&
+      plan.policy.modules == 0) {
     plan.policy = {RecomputeKind::Full, 0};
   }
   plan.predictedPeakBytes = best->point.peakBytes;

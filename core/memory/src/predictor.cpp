@@ -37,7 +37,23 @@ bool recomputesBlock(const RecomputePolicy& policy, std::int64_t layer) {
 
 double storedBytes(const RecomputePolicy& policy, const BlockBytes& block, std::int64_t layer) {
   if (recomputesBlock(policy, layer)) return block.checkpoint;
-  return policy.kind == RecomputeKind::Selective ? block.selective : block.kept;
+  const std::uint8_t modules = selectiveModules(policy);
+  double stored = block.kept;
+  if ((modules & model::kCoreAttention) != 0) stored -= block.kept - block.selective;
+  if ((modules & model::kNorms) != 0) stored -= block.normSaving;
+  if ((modules & model::kMlpActivation) != 0) stored -= block.gateSaving;
+  return stored;
+}
+
+/// What is alive again while a block's rebuilt modules run in backward; they
+/// run one at a time, so the largest counts.
+double rebuildBytes(const RecomputePolicy& policy, const BlockBytes& block) {
+  const std::uint8_t modules = selectiveModules(policy);
+  double bytes = 0;
+  if ((modules & model::kCoreAttention) != 0) bytes = std::max(bytes, block.attentionCore);
+  if ((modules & model::kNorms) != 0) bytes = std::max(bytes, block.normRebuild);
+  if ((modules & model::kMlpActivation) != 0) bytes = std::max(bytes, block.gateRebuild);
+  return bytes;
 }
 
 void finish(MemoryBreakdown& b, double fixed, double fragmentation) {
@@ -106,11 +122,9 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   for (std::int64_t layer = stageLayers - 1; layer >= 0; --layer) {
     Phase phase{base, "layer " + std::to_string(layer) + " backward"};
     phase.breakdown.activations = bytes(othersInFlight + below);
-    if (recomputesBlock(input.recompute, layer)) {
-      phase.breakdown.recompute = bytes(block.kept - block.checkpoint);
-    } else if (input.recompute.kind == RecomputeKind::Selective) {
-      phase.breakdown.recompute = bytes(block.attentionCore);
-    }
+    phase.breakdown.recompute = bytes(recomputesBlock(input.recompute, layer)
+                                          ? block.kept - block.checkpoint
+                                          : rebuildBytes(input.recompute, block));
     phase.breakdown.workspace = bytes(block.workspace);
     const double born = (stage.last ? headParams : 0.0) +
                         static_cast<double>((stageLayers - layer) * counts.block);
@@ -210,20 +224,28 @@ double relativeStepTime(const PredictionInput& input) {
   const double layers = static_cast<double>(stageLayers);
   // Backward costs twice the forward; the head runs on the last stage only.
   const double step = 3.0 * (layers * blockForward + (input.parallel.pp == 1 ? headForward : 0));
-  double extra = 0;
-  switch (input.recompute.kind) {
-    case RecomputeKind::None: break;
-    case RecomputeKind::Full: extra = layers * blockForward; break;
-    case RecomputeKind::Layers:
-      extra = static_cast<double>(std::min(input.recompute.layers, stageLayers)) * blockForward;
-      break;
-    case RecomputeKind::Selective:
-      // Flash attention's backward recomputes the scores anyway.
-      if (input.profile == Profile::Engine || !input.parallel.flashAttention) {
-        extra = layers * coreForward;
-      }
-      break;
+  // Rebuilt norms and gates cost their elementwise work, priced like the
+  // products per element operation (RMSNorm about 4 per element, the gate 5):
+  // small, but not free, so keeping everything wins whenever it fits.
+  const double normForward = 2.0 * 4.0 * h;
+  const double gateForward = 5.0 * static_cast<double>(m.ffn);
+  const std::int64_t full =
+      input.recompute.kind == RecomputeKind::Full
+          ? stageLayers
+          : (input.recompute.kind == RecomputeKind::Layers
+                 ? std::min(input.recompute.layers, stageLayers)
+                 : 0);
+  const std::uint8_t modules = selectiveModules(input.recompute);
+  double perBlock = 0;
+  // Flash attention's backward recomputes the scores anyway.
+  if ((modules & model::kCoreAttention) != 0 &&
+      (input.profile == Profile::Engine || !input.parallel.flashAttention)) {
+    perBlock += coreForward;
   }
+  if ((modules & model::kNorms) != 0) perBlock += normForward;
+  if ((modules & model::kMlpActivation) != 0) perBlock += gateForward;
+  const double extra = static_cast<double>(full) * blockForward +
+                       static_cast<double>(stageLayers - full) * perBlock;
   return 1.0 + extra / step;
 }
 

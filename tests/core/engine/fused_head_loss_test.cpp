@@ -78,6 +78,13 @@ class CountingPath final : public tb::engine::MatmulPath {
     ++calls;
     return atenMatmulPath().linear(x, weight, bias);
   }
+  [[nodiscard]] tb::engine::LinearGradients linearGradients(const at::Tensor& gradient,
+                                                            const at::Tensor& x,
+                                                            const at::Tensor& weight,
+                                                            bool withBias) const override {
+    ++calls;
+    return tb::engine::atenLinearGradients(gradient, x, weight, withBias);
+  }
   mutable std::atomic<int> calls{0};
 };
 

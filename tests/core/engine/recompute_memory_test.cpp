@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "recompute_choice.hpp"
 #include "tb/engine/trainer.hpp"
 #include "tb/memory/predictor.hpp"
 #include "tracking_allocator.hpp"
@@ -40,22 +41,11 @@ tb::engine::ModelConfig shape(std::int64_t dim, std::int64_t layers, std::int64_
   return model;
 }
 
-tb::memory::RecomputePolicy memoryPolicy(const RecomputePolicy& policy) {
-  switch (policy.mode) {
-    case RecomputeMode::Selective: return {tb::memory::RecomputeKind::Selective, 0};
-    case RecomputeMode::Full: return {tb::memory::RecomputeKind::Full, 0};
-    case RecomputeMode::Layers: return {tb::memory::RecomputeKind::Layers, policy.layers};
-    case RecomputeMode::None:
-    case RecomputeMode::Auto: break;
-  }
-  return {tb::memory::RecomputeKind::None, 0};
-}
-
 std::uint64_t predictedPeak(const tb::engine::ModelConfig& model, const RecomputePolicy& policy,
                             bool compile = false) {
   tb::memory::PredictionInput input;
   input.model = model;
-  input.recompute = memoryPolicy(policy);
+  input.recompute = tb::engine::toMemoryPolicy(policy);
   input.compiledStep = compile;
   // train() runs the engine's default, tuned runtime.
   input.flatGradients = true;
@@ -99,10 +89,13 @@ void expectPredictedPeaksWithinBounds(bool compile) {
       shape(96, 3, 6, 2, 256, 128, 2, 1024),   // GQA 3:1, longer sequence
       shape(128, 4, 4, 4, 320, 96, 3, 2048),   // multi-head, larger vocabulary
       shape(64, 4, 8, 2, 160, 192, 1, 256)};   // score-heavy: 8 heads x 192 positions
-  const std::vector<RecomputePolicy> policies{{RecomputeMode::None, 0},
-                                              {RecomputeMode::Selective, 0},
-                                              {RecomputeMode::Full, 0},
-                                              {RecomputeMode::Layers, 1}};
+  const std::vector<RecomputePolicy> policies{
+      {RecomputeMode::None, 0},
+      {RecomputeMode::Selective, 0},
+      {RecomputeMode::Full, 0},
+      {RecomputeMode::Layers, 1},
+      {RecomputeMode::Selective, 0, tb::model::kAllRecomputeModules},
+      {RecomputeMode::Layers, 1, tb::model::kNorms | tb::model::kMlpActivation}};
   std::vector<double> errors;
   for (const auto& model : shapes) {
     for (const auto& policy : policies) {
@@ -112,7 +105,7 @@ void expectPredictedPeaksWithinBounds(bool compile) {
       const double error =
           std::abs(static_cast<double>(predicted) - static_cast<double>(run.peakBytes)) /
           static_cast<double>(run.peakBytes);
-      std::printf("%sd%lld L%lld s%lld b%lld %-9s measured %10llu predicted %10llu "
+      std::printf("%sd%lld L%lld s%lld b%lld %-30s measured %10llu predicted %10llu "
                   "error %5.2f %%\n",
                   compile ? "compiled " : "", static_cast<long long>(model.dim),
                   static_cast<long long>(model.layers), static_cast<long long>(model.seq), static_cast<long long>(model.batch),

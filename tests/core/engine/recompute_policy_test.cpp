@@ -34,17 +34,28 @@ std::uint64_t predictedPeak(tb::memory::RecomputeKind kind) {
 }
 
 TEST(RecomputePolicyParse, AcceptsEverySpellingAndRoundTrips) {
-  for (const char* text : {"none", "selective", "full", "auto", "layers:0", "layers:12"}) {
+  for (const char* text :
+       {"none", "selective", "full", "auto", "layers:0", "layers:12", "selective:layernorm",
+        "selective:core_attn,layernorm,mlp_act", "layers:2+selective",
+        "layers:1+selective:layernorm,mlp_act"}) {
     const auto policy = tb::engine::parseRecomputePolicy(text);
     ASSERT_TRUE(policy) << text;
     EXPECT_EQ(tb::engine::toString(*policy), text);
   }
   EXPECT_EQ(*tb::engine::parseRecomputePolicy("layers:3"),
             (RecomputePolicy{RecomputeMode::Layers, 3}));
+  // Any order in, the fixed order out; core_attn alone is plain selective.
+  EXPECT_EQ(tb::engine::toString(
+                *tb::engine::parseRecomputePolicy("selective:mlp_act,core_attn,layernorm")),
+            "selective:core_attn,layernorm,mlp_act");
+  EXPECT_EQ(tb::engine::toString(*tb::engine::parseRecomputePolicy("selective:core_attn")),
+            "selective");
 }
 
 TEST(RecomputePolicyParse, NamesTheBadValue) {
-  for (const char* text : {"", "some", "layers:", "layers:-1", "layers:2x", "Full", "layers:k"}) {
+  for (const char* text : {"", "some", "layers:", "layers:-1", "layers:2x", "Full", "layers:k",
+                           "selective:", "selective:mlp", "selective:layernorm,layernorm",
+                           "layers:2+", "layers:2+full", "full+selective"}) {
     const auto policy = tb::engine::parseRecomputePolicy(text);
     ASSERT_FALSE(policy) << text;
     EXPECT_EQ(policy.error().kind, tb::ErrorKind::BadInput);

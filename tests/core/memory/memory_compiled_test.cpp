@@ -39,20 +39,21 @@ TEST(MemoryCompiled, BlockKeepsInputsAndRowStatisticsOnly) {
 TEST(MemoryCompiled, HeadBackwardHoldsOneChunkAndTheFlatGradients) {
   // Head backward: weights 10,528, flat gradients 10,528, moments 21,056,
   // four blocks 13,824 and the final norm 8·(17·4 + 8) = 608, logits
-  // (8·16 chunk + 8 log-sum-exps + 8·8 hidden gradient)·4 = 800, overhead
-  // 144: 57,488, above layer 3's backward (57,360).
+  // (8·16 chunk + 8 log-sum-exps + 8·8 hidden gradient + 16·8 output-weight
+  // gradient)·4 = 1,312, overhead 144: 58,000, above layer 3's backward.
   const MemoryPrediction p = predict(compiledInput(countableModel()));
   EXPECT_EQ(p.peakPhase, "head backward");
   EXPECT_EQ(p.breakdown.gradients, 10528u);
   EXPECT_EQ(p.breakdown.activations, 14432u);
-  EXPECT_EQ(p.breakdown.logits, 800u);
-  EXPECT_EQ(p.totalBytes, 57488u);
+  EXPECT_EQ(p.breakdown.logits, 1312u);
+  EXPECT_EQ(p.totalBytes, 58000u);
 }
 
 TEST(MemoryCompiled, LogitsAreOneChunkWhateverTheBatch) {
   // 512 tokens over a 4,000-token vocabulary: the plain head's 12 bytes per
   // logit (24.6 MB) against one 256-row chunk, 512 log-sum-exps and the
-  // 512 x 16 hidden gradient: (1,024,000 + 512 + 8,192)·4 = 4,130,816.
+  // 512 x 16 hidden gradient and the 4,000 x 16 output-weight gradient:
+  // (1,024,000 + 512 + 8,192 + 64,000)·4 = 4,386,816.
   model::ModelConfig m = headHeavyModel();
   m.vocab = 4000;
   m.dim = 16;
@@ -66,7 +67,7 @@ TEST(MemoryCompiled, LogitsAreOneChunkWhateverTheBatch) {
   EXPECT_EQ(off.peakPhase, "head backward");
   EXPECT_EQ(off.breakdown.logits, 512u * 4000u * 12u);
   EXPECT_EQ(on.peakPhase, "head backward");
-  EXPECT_EQ(on.breakdown.logits, 4130816u);
+  EXPECT_EQ(on.breakdown.logits, 4386816u);
   EXPECT_LT(on.totalBytes, off.totalBytes);
 }
 
@@ -81,13 +82,13 @@ TEST(MemoryCompiled, Bf16FallsBackToThePlainTerms) {
 
 TEST(MemoryCompiled, OptimizerStepHasNoTemporaries) {
   // Head-heavy: weights and flat gradients 66,400 each, moments 132,800 with
-  // no sqrt/div temporaries; the head's backward (logits (2·1000 + 2 + 16)·4
-  // = 8,072, blocks 864, final norm 152) now peaks above the optimizer step.
+  // no sqrt/div temporaries; the head's backward (logits (2·1000 + 2 + 16 +
+  // 1000·8)·4 = 40,072, blocks 864, final norm 152) peaks above the optimizer step.
   const MemoryPrediction p = predict(compiledInput(headHeavyModel()));
   EXPECT_EQ(p.peakPhase, "head backward");
   EXPECT_EQ(p.breakdown.optimizer, 132800u);
-  EXPECT_EQ(p.breakdown.logits, 8072u);
-  EXPECT_EQ(p.totalBytes, 274744u);
+  EXPECT_EQ(p.breakdown.logits, 40072u);
+  EXPECT_EQ(p.totalBytes, 306744u);
 }
 
 TEST(MemoryCompiled, ClusterProfilesRefuseTheEnginesCompiledStep) {

@@ -29,6 +29,40 @@ TEST(MemoryPolicy, FullKeepsLessThanSelectiveWhichKeepsLessThanNone) {
   }
 }
 
+TEST(MemoryPolicy, EachSelectiveModuleSavesAndTheirSavingsAdd) {
+  for (Profile profile : {Profile::Engine, Profile::Megatron, Profile::Fsdp}) {
+    const auto none = test::predict(withPolicy(profile, {RecomputeKind::None, 0}));
+    const auto core = test::predict(withPolicy(profile, {RecomputeKind::Selective, 0}));
+    const auto norms =
+        test::predict(withPolicy(profile, {RecomputeKind::Selective, 0, model::kNorms}));
+    const auto gate =
+        test::predict(withPolicy(profile, {RecomputeKind::Selective, 0, model::kMlpActivation}));
+    const auto all = test::predict(
+        withPolicy(profile, {RecomputeKind::Selective, 0, model::kAllRecomputeModules}));
+    EXPECT_LT(norms.totalBytes, none.totalBytes) << toString(profile);
+    EXPECT_LT(gate.totalBytes, none.totalBytes) << toString(profile);
+    EXPECT_LT(all.totalBytes, core.totalBytes) << toString(profile);
+    EXPECT_LT(all.totalBytes, norms.totalBytes) << toString(profile);
+    EXPECT_LT(all.totalBytes, gate.totalBytes) << toString(profile);
+    // Cheap elementwise rebuilds cost time, but less than one block's forward.
+    const auto layer1 = test::predict(withPolicy(profile, {RecomputeKind::Layers, 1}));
+    EXPECT_GT(all.timeRatio, 1.0) << toString(profile);
+    EXPECT_LT(all.timeRatio, layer1.timeRatio) << toString(profile);
+  }
+}
+
+TEST(MemoryPolicy, FullBlocksBeforeModuleSetsKeepLessThanEitherAlone) {
+  const RecomputePolicy lean{RecomputeKind::Selective, 0, model::kAllRecomputeModules};
+  const RecomputePolicy mixed{RecomputeKind::Layers, 2, model::kAllRecomputeModules};
+  const auto leanOnly = test::predict(withPolicy(Profile::Engine, lean));
+  const auto layersOnly = test::predict(withPolicy(Profile::Engine, {RecomputeKind::Layers, 2}));
+  const auto both = test::predict(withPolicy(Profile::Engine, mixed));
+  EXPECT_LT(both.totalBytes, leanOnly.totalBytes);
+  EXPECT_LT(both.totalBytes, layersOnly.totalBytes);
+  EXPECT_GT(both.timeRatio, layersOnly.timeRatio);
+  EXPECT_EQ(toString(mixed), "layers:2+selective:core_attn,layernorm,mlp_act");
+}
+
 TEST(MemoryPolicy, LayersKFallsFromNoneToFullAsKGrows) {
   const auto none = test::predict(withPolicy(Profile::Engine, {RecomputeKind::None, 0}));
   const auto full = test::predict(withPolicy(Profile::Engine, {RecomputeKind::Full, 0}));

@@ -49,19 +49,48 @@ TEST(RecomputePlanner, AmpleBudgetRecomputesNothing) {
   EXPECT_EQ(p.predictedPeakBytes, p.curve.front().peakBytes);
 }
 
-TEST(RecomputePlanner, PicksTheFewestLayersThatFitWhenSelectiveDoesNot) {
-  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
-  // A budget just above layers:4's peak and below selective's.
-  const std::uint64_t target = probe.curve[4].peakBytes;
-  ASSERT_LT(target, probe.selective.peakBytes);
-  const RecomputePlan p = plan(smallEngine(), budgetFor(target, kDefaultPlanMargin));
+TEST(RecomputePlanner, PicksTheFewestLayersThatFitWhenNoModuleSetDoes) {
+  // The compiled step keeps so little per block that no module set alone
+  // meets a budget near full recomputation's peak, so K full blocks decide.
+  PredictionInput input = smallEngine();
+  input.compiledStep = true;
+  const RecomputePlan probe = plan(input, 1ull << 40);
+  const std::uint64_t target = probe.curve[5].peakBytes;
+  const RecomputePlan p = plan(input, budgetFor(target, kDefaultPlanMargin));
   ASSERT_TRUE(p.fits);
-  EXPECT_EQ(p.policy, (RecomputePolicy{RecomputeKind::Layers, 4}));
-  EXPECT_EQ(p.predictedPeakBytes, target);
-  EXPECT_NEAR(p.timeOverheadRatio, probe.curve[4].timeRatio - 1.0, 1e-12);
-  // The next cheaper plan would not have fitted inside budget less margin.
-  EXPECT_GT(static_cast<double>(probe.curve[3].peakBytes),
+  EXPECT_EQ(p.policy.kind, RecomputeKind::Layers);
+  EXPECT_LE(p.policy.layers, 5);
+  EXPECT_LE(p.timeOverheadRatio, probe.curve[5].timeRatio - 1.0 + 1e-12);
+  // The next cheaper layer count would not have fitted inside budget less margin.
+  const auto previous = static_cast<std::size_t>(p.policy.layers) - 1;
+  EXPECT_GT(static_cast<double>(probe.curve[previous].peakBytes),
             static_cast<double>(p.budgetBytes) * (1.0 - p.margin));
+}
+
+TEST(RecomputePlanner, RebuildsCheapModulesOfEveryBlockBeforeRecomputingWholeBlocks) {
+  // A budget layers:4 meets is met by the norms, the gate and the attention
+  // core of every block at a fraction of four blocks' extra forward.
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
+  const RecomputePlan p = plan(smallEngine(), budgetFor(probe.curve[4].peakBytes, 0.05));
+  ASSERT_TRUE(p.fits);
+  EXPECT_NE(selectiveModules(p.policy), 0);
+  EXPECT_LT(p.timeOverheadRatio, probe.curve[2].timeRatio - 1.0);
+  EXPECT_LE(static_cast<double>(p.predictedPeakBytes), static_cast<double>(p.budgetBytes) * 0.95);
+}
+
+TEST(RecomputePlanner, PutsFullBlocksBeforeModuleSetsWhenModulesAloneDoNotFit) {
+  const PredictionInput input = smallEngine();
+  PredictionInput lean = input;
+  lean.recompute = {RecomputeKind::Selective, 0, model::kAllRecomputeModules};
+  const std::uint64_t leanPeak = test::predict(lean).totalBytes;
+  // Just under what every module of every block reaches.
+  const RecomputePlan p = plan(input, budgetFor(leanPeak - (4u << 20), 0.05));
+  ASSERT_TRUE(p.fits);
+  EXPECT_EQ(p.policy.kind, RecomputeKind::Layers);
+  EXPECT_GE(p.policy.layers, 1);
+  EXPECT_NE(p.policy.modules, 0);
+  EXPECT_EQ(toString(p.policy).find("layers:"), 0u);
+  EXPECT_NE(toString(p.policy).find("+selective"), std::string::npos);
 }
 
 TEST(RecomputePlanner, PrefersSelectiveWhenItFitsAndCostsLessTime) {
@@ -79,8 +108,11 @@ TEST(RecomputePlanner, PrefersSelectiveWhenItFitsAndCostsLessTime) {
 }
 
 TEST(RecomputePlanner, AllBlocksRecomputedIsReportedAsFull) {
-  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
-  const RecomputePlan p = plan(smallEngine(), budgetFor(probe.curve.back().peakBytes, 0.05));
+  // Long micro-batches, so that activations decide the peak and only full fits.
+  PredictionInput input = smallEngine();
+  input.model.batch = 32;
+  const RecomputePlan probe = plan(input, 1ull << 40);
+  const RecomputePlan p = plan(input, budgetFor(probe.curve.back().peakBytes, 0.05));
   ASSERT_TRUE(p.fits);
   EXPECT_EQ(p.policy, (RecomputePolicy{RecomputeKind::Full, 0}));
 }

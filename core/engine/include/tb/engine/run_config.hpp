@@ -12,6 +12,7 @@
 
 #include "tb/common/expected.hpp"
 #include "tb/engine/model.hpp"
+#include "tb/model/recompute_modules.hpp"
 
 namespace tb::engine {
 
@@ -40,20 +41,27 @@ enum class Device { Cpu, Cuda };
 /// Which activations are recomputed in backward instead of kept.
 enum class RecomputeMode {
   None,       ///< keep everything autograd saves
-  Selective,  ///< recompute only the attention core (scores, softmax, attention x V)
+  Selective,  ///< recompute parts of every block (`modules`; plain: the attention core)
   Layers,     ///< the first `layers` blocks fully recomputed, the rest keep everything
   Full,       ///< every block recomputed (what gradient_checkpointing=True does)
   Auto,       ///< the memory planner's choice for the run's memory budget
 };
 
-/// A recompute policy as `--recompute` spells it: none, selective, full,
-/// layers:K or auto. K is checked against the model's layers when the run starts.
+/// A recompute policy as `--recompute` spells it: none, selective,
+/// selective:MODULES, full, layers:K, layers:K+selective[:MODULES] or auto.
+/// K is checked against the model's layers when the run starts.
 struct RecomputePolicy {
   RecomputeMode mode = RecomputeMode::None;
   std::int64_t layers = 0;  ///< K, only for RecomputeMode::Layers
+  /// model::RecomputeModule bits rebuilt in every block (Selective; 0 reads
+  /// as core_attn, the plain spelling) or in the blocks past K (Layers).
+  std::uint8_t modules = 0;
 
   friend bool operator==(const RecomputePolicy&, const RecomputePolicy&) = default;
 };
+
+/// The modules a block that is not fully recomputed rebuilds under `policy`.
+[[nodiscard]] std::uint8_t selectiveModules(const RecomputePolicy& policy);
 
 /// Parses a --recompute value; BadInput names anything else.
 [[nodiscard]] Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tb/common/expected.hpp"
+#include "tb/model/recompute_modules.hpp"
 
 namespace tb::memory {
 
@@ -22,18 +23,25 @@ enum class DType { Fp32, Bf16, Fp16 };
 /// Which activations are recomputed in backward instead of kept.
 enum class RecomputeKind {
   None,       ///< keep everything autograd saves
-  Selective,  ///< recompute the attention core (scores, softmax, attention-times-V)
+  Selective,  ///< recompute parts of every block (`modules`; plain: the attention core)
   Layers,     ///< the first `layers` blocks fully recomputed, the rest keep everything
   Full,       ///< every block recomputed (gradient_checkpointing=True)
 };
 
-/// A recompute policy as `--recompute` spells it (none|selective|full|layers:K).
+/// A recompute policy as `--recompute` spells it
+/// (none|selective|selective:MODULES|full|layers:K).
 struct RecomputePolicy {
   RecomputeKind kind = RecomputeKind::None;
   std::int64_t layers = 0;  ///< K, only for RecomputeKind::Layers
+  /// model::RecomputeModule bits rebuilt in every block (Selective; 0 reads
+  /// as core_attn, the plain spelling) or in the blocks past K (Layers).
+  std::uint8_t modules = 0;
 
   friend bool operator==(const RecomputePolicy&, const RecomputePolicy&) = default;
 };
+
+/// The modules a block that is not fully recomputed rebuilds under `policy`.
+[[nodiscard]] std::uint8_t selectiveModules(const RecomputePolicy& policy);
 
 /// Data, tensor and pipeline parallel layout of one training job.
 struct ParallelConfig {
@@ -50,7 +58,8 @@ struct ParallelConfig {
 
 [[nodiscard]] Expected<Profile> parseProfile(std::string_view text);
 [[nodiscard]] Expected<DType> parseDType(std::string_view text);
-/// Parses none|selective|full|layers:K; K is checked against the model later.
+/// Parses none|selective|selective:MODULES|full|layers:K; K is checked
+/// against the model later.
 [[nodiscard]] Expected<RecomputePolicy> parseRecompute(std::string_view text);
 
 [[nodiscard]] std::string toString(Profile profile);

@@ -29,7 +29,7 @@ struct RecomputePlan {
   double margin = 0.0;             ///< fraction of the budget kept free
   double timeOverheadRatio = 0.0;  ///< extra step time of the choice (0.07 = +7 %)
   std::uint64_t smallestBudgetBytes = 0;  ///< the least budget any policy fits in
-  CurvePoint selective;            ///< selective recomputation (k = -1)
+  CurvePoint selective;            ///< plain selective recomputation (k = -1)
   std::vector<CurvePoint> curve;   ///< k = 0 (none) .. blocks per stage (full)
 };
 
