@@ -32,6 +32,7 @@ TEST(CliPlan, JsonHasTheContractFieldsAndTheWholeCurve) {
     EXPECT_TRUE(doc.contains(field)) << field;
   }
   EXPECT_EQ(doc["policy"], "none");
+  EXPECT_TRUE(doc["next_cheaper"].is_null());  // nothing is cheaper than none
   EXPECT_EQ(doc["recompute_layers"], 0);
   EXPECT_EQ(doc["time_overhead_ratio"], 0.0);
   EXPECT_EQ(doc["budget_bytes"], 80ull << 30);
@@ -55,6 +56,12 @@ TEST(CliPlan, ABudgetBetweenFullAndNoneRecomputesSomeLayers) {
   EXPECT_NE(doc["policy"], "none");
   EXPECT_GT(doc["time_overhead_ratio"].get<double>(), 0.0);
   EXPECT_LE(doc["predicted_peak_bytes"].get<double>(), 0.95 * doc["budget_bytes"].get<double>());
+  // The candidate just cheaper in time did not fit.
+  ASSERT_TRUE(doc["next_cheaper"].is_object());
+  EXPECT_LT(doc["next_cheaper"]["time_ratio"].get<double>(),
+            1.0 + doc["time_overhead_ratio"].get<double>());
+  EXPECT_GT(doc["next_cheaper"]["peak_bytes"].get<double>(),
+            0.95 * doc["budget_bytes"].get<double>());
 }
 
 TEST(CliPlan, NothingFitsIsExit3WithTheSmallestBudget) {

@@ -53,6 +53,11 @@ Json planJson(const memory::PredictionInput& input, const memory::RecomputePlan&
   document["calibration"] = calibrationJson(calibration);
   document["selective"] = {{"peak_bytes", plan.selective.peakBytes},
                            {"time_ratio", plan.selective.timeRatio}};
+  document["next_cheaper"] =
+      plan.nextCheaper ? Json{{"policy", memory::toString(*plan.nextCheaper)},
+                              {"peak_bytes", plan.nextCheaperPoint.peakBytes},
+                              {"time_ratio", plan.nextCheaperPoint.timeRatio}}
+                       : Json(nullptr);
   Json curve = Json::array();
   for (const memory::CurvePoint& point : plan.curve) {
     curve.push_back({{"k", point.k}, {"peak_bytes", point.peakBytes},

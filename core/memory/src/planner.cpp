@@ -92,6 +92,18 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   plan.smallestBudgetBytes =
       static_cast<std::uint64_t>(std::ceil(static_cast<double>(smallest) / (1.0 - margin)));
   if (best == nullptr) return plan;
+  const Candidate* next = nullptr;
+  for (const Candidate& candidate : candidates) {
+    if (candidate.point.timeRatio >= best->point.timeRatio) continue;
+    const bool closer = next == nullptr || candidate.point.timeRatio > next->point.timeRatio ||
+                        (candidate.point.timeRatio == next->point.timeRatio &&
+                         candidate.point.peakBytes < next->point.peakBytes);
+    if (closer) next = &candidate;
+  }
+  if (next != nullptr) {
+    plan.nextCheaper = next->policy;
+    plan.nextCheaperPoint = next->point;
+  }
   plan.fits = true;
   plan.policy = best->policy;
   // layers:K with K = all blocks is what `full` means; say it that way.

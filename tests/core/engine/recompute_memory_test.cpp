@@ -16,6 +16,7 @@
 
 #include "recompute_choice.hpp"
 #include "tb/engine/trainer.hpp"
+#include "tb/memory/planner.hpp"
 #include "tb/memory/predictor.hpp"
 #include "tracking_allocator.hpp"
 
@@ -154,6 +155,37 @@ TEST(RecomputeMemory, AutoRunsInsideABudgetThatNoneCannotRunIn) {
   EXPECT_EQ(keepAll.summary.status, RunStatus::Oom);
   EXPECT_NE(keepAll.summary.message.find("memory budget"), std::string::npos)
       << keepAll.summary.message;
+}
+
+TEST(RecomputeMemory, TheNextCheaperPlanIsRefusedUnderTheBudgetAutoFits) {
+  // The planner's choice runs inside the budget; the candidate just below it
+  // in step time, which the planner passed over, runs out of the same budget.
+  const auto model = shape(96, 4, 6, 2, 256, 128, 2, 1024);
+  const std::uint64_t none = predictedPeak(model, {RecomputeMode::None, 0});
+  const std::uint64_t full = predictedPeak(model, {RecomputeMode::Full, 0});
+  const std::uint64_t budget = full + (none - full) * 2 / 5;
+  tb::memory::PredictionInput input;
+  input.model = model;
+  input.flatGradients = true;  // train() runs the tuned runtime
+  input.gqaInPlace = true;
+  const auto plan = tb::memory::planRecompute(input, budget);
+  ASSERT_TRUE(plan && plan->fits && plan->nextCheaper);
+  // Past the budget itself, not only past its margin, or the allocator
+  // would have no reason to refuse it.
+  ASSERT_GT(static_cast<double>(plan->nextCheaperPoint.peakBytes),
+            1.02 * static_cast<double>(budget))
+      << tb::memory::toString(*plan->nextCheaper);
+
+  const Outcome automatic = train(model, {RecomputeMode::Auto, 0}, budget);
+  EXPECT_EQ(automatic.summary.status, RunStatus::Completed) << automatic.summary.message;
+  EXPECT_EQ(automatic.summary.recompute, tb::memory::toString(plan->policy));
+  EXPECT_LE(automatic.summary.peakBytes, budget);
+
+  const RecomputePolicy cheaper = tb::engine::fromMemoryPolicy(*plan->nextCheaper);
+  const Outcome refused = train(model, cheaper, budget);
+  EXPECT_EQ(refused.summary.status, RunStatus::Oom) << tb::engine::toString(cheaper);
+  EXPECT_NE(refused.summary.message.find("memory budget"), std::string::npos)
+      << refused.summary.message;
 }
 
 }  // namespace

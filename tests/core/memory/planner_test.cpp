@@ -78,6 +78,17 @@ TEST(RecomputePlanner, RebuildsCheapModulesOfEveryBlockBeforeRecomputingWholeBlo
   EXPECT_LE(static_cast<double>(p.predictedPeakBytes), static_cast<double>(p.budgetBytes) * 0.95);
 }
 
+TEST(RecomputePlanner, NamesTheNextCheaperCandidateThatDidNotFit) {
+  const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
+  const RecomputePlan p = plan(smallEngine(), budgetFor(probe.curve[4].peakBytes, 0.05));
+  ASSERT_TRUE(p.fits);
+  ASSERT_TRUE(p.nextCheaper.has_value());
+  EXPECT_LT(p.nextCheaperPoint.timeRatio, 1.0 + p.timeOverheadRatio);
+  EXPECT_GT(static_cast<double>(p.nextCheaperPoint.peakBytes),
+            static_cast<double>(p.budgetBytes) * (1.0 - p.margin));
+  EXPECT_FALSE(plan(smallEngine(), 1ull << 40).nextCheaper.has_value());  // none is cheapest
+}
+
 TEST(RecomputePlanner, PutsFullBlocksBeforeModuleSetsWhenModulesAloneDoNotFit) {
   const PredictionInput input = smallEngine();
   PredictionInput lean = input;

@@ -30,6 +30,12 @@ struct RecomputePlan {
   double timeOverheadRatio = 0.0;  ///< extra step time of the choice (0.07 = +7 %)
   std::uint64_t smallestBudgetBytes = 0;  ///< the least budget any policy fits in
   CurvePoint selective;            ///< plain selective recomputation (k = -1)
+  /// The candidate next below the choice in step time, which did not fit:
+  /// what the margin and the budget cost (absent when the choice is the
+  /// cheapest candidate or nothing fits). Its point's k is -1 for plain
+  /// selective and -2 for the other off-curve candidates.
+  std::optional<RecomputePolicy> nextCheaper;
+  CurvePoint nextCheaperPoint;
   std::vector<CurvePoint> curve;   ///< k = 0 (none) .. blocks per stage (full)
 };
 
