@@ -64,16 +64,7 @@ QVector<tb::plotting::BreakdownTerm> breakdownTerms(const tb::memory::MemoryBrea
 }
 
 std::optional<std::int64_t> recommendedK(const tb::memory::RecomputePlan& plan) {
-  if (!plan.fits || plan.curve.empty()) return std::nullopt;
-  switch (plan.policy.kind) {
-    case tb::memory::RecomputeKind::None: return 0;
-    case tb::memory::RecomputeKind::Layers:
-      if (plan.policy.modules != 0) break;  // off the curve: K blocks plus modules
-      return plan.policy.layers;
-    case tb::memory::RecomputeKind::Full: return plan.curve.back().k;
-    case tb::memory::RecomputeKind::Selective: break;
-  }
-  return std::nullopt;
+  return tb::memory::curveK(plan);
 }
 
 std::optional<OffCurveChoice> offCurveChoice(const tb::memory::RecomputePlan& plan) {

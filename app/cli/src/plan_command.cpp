@@ -87,8 +87,9 @@ void printPlan(std::ostream& out, const memory::PredictionInput& input,
   }
   table.addRow({"selective", formatBytes(plan.selective.peakBytes),
                 percent(plan.selective.timeRatio - 1.0)});
-  const bool offCurve = plan.fits && memory::selectiveModules(plan.policy) != 0 &&
-                        memory::toString(plan.policy) != "selective";
+  // Plain selective has its row above; any other off-curve choice gets one.
+  const bool offCurve = plan.fits && !memory::curveK(plan) &&
+                        plan.policy != memory::RecomputePolicy{memory::RecomputeKind::Selective, 0};
   if (offCurve) {
     table.addRow({memory::toString(plan.policy), formatBytes(plan.predictedPeakBytes),
                   percent(plan.timeOverheadRatio)});

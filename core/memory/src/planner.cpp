@@ -25,6 +25,19 @@ std::uint64_t corrected(std::uint64_t bytes, double scale, std::int64_t offset) 
 
 }  // namespace
 
+std::optional<std::int64_t> curveK(const RecomputePlan& plan) {
+  if (!plan.fits || plan.curve.empty()) return std::nullopt;
+  switch (plan.policy.kind) {
+    case RecomputeKind::None: return 0;
+    case RecomputeKind::Layers:
+      if (plan.policy.modules != 0) break;  // K blocks plus modules in the rest
+      return plan.policy.layers;
+    case RecomputeKind::Full: return plan.curve.back().k;
+    case RecomputeKind::Selective: break;
+  }
+  return std::nullopt;
+}
+
 Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_t budgetBytes,
                                       double margin, std::int64_t calibrationOffset,
                                       double calibrationScale) {

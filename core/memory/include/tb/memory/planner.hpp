@@ -39,6 +39,10 @@ struct RecomputePlan {
   std::vector<CurvePoint> curve;   ///< k = 0 (none) .. blocks per stage (full)
 };
 
+/// The K of the curve the plan chose (none 0, full the last K); nullopt when
+/// it chose an off-curve policy (any selective) or nothing fits.
+[[nodiscard]] std::optional<std::int64_t> curveK(const RecomputePlan& plan);
+
 /// Default share of the budget left free for what no model predicts exactly.
 inline constexpr double kDefaultPlanMargin = 0.05;
 
