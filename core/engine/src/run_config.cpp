@@ -29,9 +29,7 @@ Expected<Device> parseDevice(std::string_view text) {
 Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text) {
   if (text == "auto") return RecomputePolicy{RecomputeMode::Auto, 0};
   auto policy = memory::parseRecompute(text);
-  if (!policy) {
-    return makeError(ErrorKind::BadInput, policy.error().message + ", or auto");
-  }
+  if (!policy) return policy.error();
   return fromMemoryPolicy(*policy);
 }
 

@@ -60,7 +60,8 @@ Expected<RecomputePolicy> parseRecompute(std::string_view text) {
     }
   }
   return bad("--recompute: unknown policy '" + std::string(text) +
-             "' (known: none, selective, selective:MODULES, full, layers:K with K >= 0)");
+             "' (known: none, selective, selective:MODULES, full, layers:K with K >= 0, "
+             "layers:K+selective[:MODULES]; trainbench run also takes auto)");
 }
 
 std::uint8_t selectiveModules(const RecomputePolicy& policy) {
