@@ -10,14 +10,15 @@
 //
 // With --runtime or --compile it profiles the real training loop instead
 // (trainbench run's path: the runtime's thread arrangement, matmul path, flat
-// buffers and, with --compile on, the fused operators, which name themselves
-// through OpScope): one unobserved run first, so the start-up probe is
+// buffers, the --recompute policy and, with --compile on, the fused operators,
+// which name themselves through OpScope): one unobserved run first, so the start-up probe is
 // measured and memoised, then an observed run of --steps steps, its op self
 // times per step set against its mean step time; the difference is time in
 // no recorded op (autograd's own bookkeeping, Python-free glue, idle threads).
 //
 //   engine_step_profile [--model small] [--steps 20] [--profile-steps 5] [--threads N]
-//   engine_step_profile --runtime tuned [--compile on] [--model small] [--steps 10]
+//   engine_step_profile --runtime tuned [--compile on] [--recompute POLICY] [--model small]
+//                       [--steps 10]
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -146,6 +147,17 @@ int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
   config.model = model;
   config.runtime = *runtime;
   config.compile = textFlag(argc, argv, "--compile", "off") == "on";
+  const auto recompute = parseRecomputePolicy(textFlag(argc, argv, "--recompute", "none"));
+  if (!recompute) {
+    std::fprintf(stderr, "engine_step_profile: %s\n", recompute.error().message.c_str());
+    return 2;
+  }
+  if (recompute->mode == RecomputeMode::Auto) {
+    std::fprintf(stderr, "engine_step_profile: --recompute auto needs a memory budget; "
+                         "name the policy it plans instead\n");
+    return 2;
+  }
+  config.recompute = *recompute;
   config.threads = hasFlag(argc, argv, "--threads") ? intFlag(argc, argv, "--threads", 1) : 0;
   config.runDir = std::filesystem::temp_directory_path() / "tb_engine_step_profile";
   config.steps = 2;
@@ -172,10 +184,11 @@ int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
     std::fprintf(stderr, "engine_step_profile: %s\n", summary.error().message.c_str());
     return 1;
   }
-  std::printf("engine %s, runtime %s, compile %s, %d threads, matmul %s, %lld steps: "
-              "median step %.1f ms, %.0f tokens/s, MFU %.1f %% of %.0f GFLOP/s\n",
+  std::printf("engine %s, runtime %s, compile %s, recompute %s, %d threads, matmul %s, "
+              "%lld steps: median step %.1f ms, %.0f tokens/s, MFU %.1f %% of %.0f GFLOP/s\n",
               model.name.c_str(), toString(config.runtime).c_str(),
-              config.compile ? "on" : "off", summary->threads, summary->matmulPath.c_str(),
+              config.compile ? "on" : "off", summary->recompute.c_str(), summary->threads,
+              summary->matmulPath.c_str(),
               static_cast<long long>(config.steps), 1e3 * summary->stepTimeSeconds,
               summary->tokensPerSecond, 100.0 * summary->mfu, summary->matmulGflops);
   // Every step is observed: op times and the steps' own times are both
