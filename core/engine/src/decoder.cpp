@@ -163,13 +163,11 @@ at::Tensor Decoder::blockForward(const BlockWeights& b, const at::Tensor& x,
   const at::Tensor q = qkv[0].view({batch, seq, config_.heads, hd});
   const at::Tensor k = qkv[1].view({batch, seq, config_.kvHeads, hd});
   const at::Tensor v = qkv[2].view({batch, seq, config_.kvHeads, hd});
-  std::vector<at::Tensor> coreInputs{ops_->rope(q, rope_), ops_->rope(k, rope_), v};
-  const auto core = [ops = ops_](const std::vector<at::Tensor>& in) {
-    return ops->attention(in[0], in[1], in[2]);
-  };
+  const at::Tensor qr = ops_->rope(q, rope_);
+  const at::Tensor kr = ops_->rope(k, rope_);
   const at::Tensor attended = (modules & model::kCoreAttention) != 0
-                                  ? recomputeInBackward(core, coreInputs)
-                                  : core(coreInputs);
+                                  ? ops_->attentionRebuiltInBackward(qr, kr, v)
+                                  : ops_->attention(qr, kr, v);
   const at::Tensor h = x + project(attended, b.wo);
 
   // SwiGLU as its three products around the gate, so that the gate (and the

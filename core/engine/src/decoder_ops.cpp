@@ -1,9 +1,19 @@
 // Binds the reference operator functions to the DecoderOps interface.
 #include "decoder_ops.hpp"
 
+#include "recompute.hpp"
 #include "tb/engine/model.hpp"
 
 namespace tb::engine {
+
+at::Tensor DecoderOps::attentionRebuiltInBackward(const at::Tensor& q, const at::Tensor& k,
+                                                  const at::Tensor& v) const {
+  const auto core = [this](const std::vector<at::Tensor>& in) {
+    return attention(in[0], in[1], in[2]);
+  };
+  return recomputeInBackward(core, {q, k, v});
+}
+
 namespace {
 
 class ReferenceOps final : public DecoderOps {
@@ -23,6 +33,11 @@ class ReferenceOps final : public DecoderOps {
   at::Tensor attention(const at::Tensor& q, const at::Tensor& k,
                        const at::Tensor& v) const override {
     return gqaInPlace_ ? ops::causalAttentionGrouped(q, k, v) : ops::causalAttention(q, k, v);
+  }
+  at::Tensor attentionRebuiltInBackward(const at::Tensor& q, const at::Tensor& k,
+                                        const at::Tensor& v) const override {
+    return gqaInPlace_ ? groupedAttentionRebuiltInBackward(q, k, v)
+                       : DecoderOps::attentionRebuiltInBackward(q, k, v);
   }
   at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) const override {
     return ops::swiGluGate(a, b);

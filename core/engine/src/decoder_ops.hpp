@@ -24,6 +24,12 @@ class DecoderOps {
                                         const ops::RopeTables& tables) const = 0;
   [[nodiscard]] virtual at::Tensor attention(const at::Tensor& q, const at::Tensor& k,
                                              const at::Tensor& v) const = 0;
+  /// attention(q, k, v) keeping only q, k and v for backward, which rebuilds
+  /// the rest (selective recompute of the attention core). By default the
+  /// whole of attention() runs again (recomputeInBackward).
+  [[nodiscard]] virtual at::Tensor attentionRebuiltInBackward(const at::Tensor& q,
+                                                              const at::Tensor& k,
+                                                              const at::Tensor& v) const;
   /// silu(a) * b, the gate between SwiGLU's products.
   [[nodiscard]] virtual at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b) const = 0;
   [[nodiscard]] virtual at::Tensor swiGlu(const at::Tensor& x, const at::Tensor& w1,

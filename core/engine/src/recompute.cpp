@@ -12,14 +12,19 @@
 // RecomputedInputLinears is the same idea for a prologue in front of matrix
 // products: its backward rebuilds the prologue and hands the products'
 // gradients to the MatmulPath directly, since autograd can differentiate a
-// product only by running it again.
+// product only by running it again. RebuiltGroupedAttention does the same for
+// the attention core's weighted sum: it rebuilds the probabilities and forms
+// the sum's gradients from them.
 #include "recompute.hpp"
 
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
+
+#include "ops/ops.hpp"
 
 namespace tb::engine {
 namespace {
@@ -166,6 +171,75 @@ class RecomputedInputLinears final : public torch::autograd::Function<Recomputed
   }
 };
 
+/// Grouped attention that keeps q, k and v and rebuilds only the
+/// probabilities P in backward; the weighted sum is not run again, since its
+/// gradients need P and V, never the sum itself. The rest of backward is
+/// written out rather than left to autograd, so that it works in place on one
+/// [B, KV, G·T, T] buffer beside P (autograd would keep its incoming gradient
+/// alive through the whole call):
+///   dP = dO·Vᵀ,  dS = P ⊙ (dP − Σ_row dP ⊙ P)  (softmax; masked entries have
+///   P = 0),  dQ = scale · dS·K,  dK = scale · dSᵀ·Q,  dV = Pᵀ·dO.
+class RebuiltGroupedAttention final : public torch::autograd::Function<RebuiltGroupedAttention> {
+ public:
+  static at::Tensor forward(AutogradContext* context, const at::Tensor& q, const at::Tensor& k,
+                            const at::Tensor& v) {
+    context->save_for_backward({q, k, v});
+    return ops::causalAttentionGrouped(q, k, v);
+  }
+
+  static variable_list backward(AutogradContext* context, variable_list outputGrads) {
+    variable_list grads(3);
+    if (!outputGrads[0].defined()) return grads;
+    const at::NoGradGuard noGrad;  // nothing here is differentiated again
+    const variable_list saved = context->get_saved_variables();
+    const at::Tensor& q = saved[0];
+    const at::Tensor& k = saved[1];
+    const at::Tensor& v = saved[2];
+    const auto batch = q.size(0);
+    const auto seq = q.size(1);
+    const auto heads = q.size(2);
+    const auto headDim = q.size(3);
+    const auto kvHeads = k.size(2);
+    const auto groups = heads / kvHeads;
+    // Each tensor in the layout of the products: [B, KV, G·T, hd] for queries
+    // and the output, [B, KV, T, hd] for keys and values.
+    const auto grouped = [&](const at::Tensor& t) {
+      return t.reshape({batch, seq, kvHeads, groups, headDim})
+          .permute({0, 2, 3, 1, 4})
+          .reshape({batch, kvHeads, groups * seq, headDim});
+    };
+    const at::Tensor keys = k.transpose(1, 2);
+    const at::Tensor values = v.transpose(1, 2);
+    const at::Tensor dOut = grouped(outputGrads[0]);
+    const at::Tensor probabilities = ops::groupedAttentionWeights(q, k);
+
+    if (context->needs_input_grad(2)) {
+      grads[2] = at::matmul(probabilities.transpose(-2, -1), dOut).transpose(1, 2).contiguous();
+    }
+    if (!context->needs_input_grad(0) && !context->needs_input_grad(1)) return grads;
+    // The softmax's backward in at least float32, as ops::groupedAttentionWeights
+    // runs its forward (a no-op for float32 training).
+    const auto softmaxType = at::promote_types(q.scalar_type(), at::kFloat);
+    const at::Tensor p = probabilities.to(softmaxType);
+    at::Tensor dScores = at::matmul(dOut, values.transpose(-2, -1)).to(softmaxType);
+    dScores.mul_(p);
+    const at::Tensor rowSums = dScores.sum(-1, /*keepdim=*/true);
+    dScores.addcmul_(p, rowSums, -1.0);
+    dScores = dScores.to(q.scalar_type());
+    dScores.mul_(1.0 / std::sqrt(static_cast<double>(headDim)));
+    if (context->needs_input_grad(0)) {
+      grads[0] = at::matmul(dScores, keys)
+                     .view({batch, kvHeads, groups, seq, headDim})
+                     .permute({0, 3, 1, 2, 4})
+                     .reshape({batch, seq, heads, headDim});
+    }
+    if (context->needs_input_grad(1)) {
+      grads[1] = at::matmul(dScores.transpose(-2, -1), grouped(q)).transpose(1, 2).contiguous();
+    }
+    return grads;
+  }
+};
+
 }  // namespace
 
 std::vector<BlockRecompute> recomputeLayout(const RecomputePolicy& policy, std::int64_t layers) {
@@ -188,6 +262,12 @@ at::Tensor recomputeInBackward(const Segment& segment, const std::vector<at::Ten
   if (!at::GradMode::is_enabled()) return segment(inputs);
   const auto holder = c10::make_intrusive<SegmentHolder>(segment);
   return RecomputedSegment::apply(holder, at::TensorList(inputs));
+}
+
+at::Tensor groupedAttentionRebuiltInBackward(const at::Tensor& q, const at::Tensor& k,
+                                             const at::Tensor& v) {
+  if (!at::GradMode::is_enabled()) return ops::causalAttentionGrouped(q, k, v);
+  return RebuiltGroupedAttention::apply(q, k, v);
 }
 
 std::vector<at::Tensor> linearsOfRecomputedInput(const MatmulPath& path, const Segment& prologue,

@@ -48,6 +48,15 @@ using Segment = std::function<at::Tensor(const std::vector<at::Tensor>& inputs)>
 [[nodiscard]] at::Tensor recomputeInBackward(const Segment& segment,
                                              const std::vector<at::Tensor>& inputs);
 
+/// ops::causalAttentionGrouped(q, k, v), keeping only q, k and v for backward.
+/// Backward rebuilds the probabilities (the scores product and the softmax)
+/// and forms the weighted sum's gradients from them directly, so that product
+/// is not run again: what recomputeInBackward around the same function would
+/// give, with one product less.
+[[nodiscard]] at::Tensor groupedAttentionRebuiltInBackward(const at::Tensor& q,
+                                                           const at::Tensor& k,
+                                                           const at::Tensor& v);
+
 /// path.linear(prologue(inputs), weights[i], biases[i]) for every i, keeping
 /// for backward only `inputs` and the weights. In backward the prologue runs
 /// again under autograd and the products' gradients are formed directly on

@@ -237,10 +237,14 @@ double relativeStepTime(const PredictionInput& input) {
                  : 0);
   const std::uint8_t modules = selectiveModules(input.recompute);
   double perBlock = 0;
-  // Flash attention's backward recomputes the scores anyway.
+  // Flash attention's backward recomputes the scores anyway. The engine's
+  // plain grouped attention rebuilds only the scores product, not the
+  // weighted sum (groupedAttentionRebuiltInBackward); elsewhere both run again.
   if ((modules & model::kCoreAttention) != 0 &&
       (input.profile == Profile::Engine || !input.parallel.flashAttention)) {
-    perBlock += coreForward;
+    const bool scoresOnly =
+        input.profile == Profile::Engine && input.gqaInPlace && !input.compiledStep;
+    perBlock += scoresOnly ? coreForward / 2 : coreForward;
   }
   if ((modules & model::kNorms) != 0) perBlock += normForward;
   if ((modules & model::kMlpActivation) != 0) perBlock += gateForward;

@@ -7,12 +7,15 @@
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/function.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decoder.hpp"
 #include "onednn_matmul.hpp"
+#include "ops/ops.hpp"
 #include "recompute.hpp"
 
 namespace {
@@ -117,17 +120,18 @@ TEST(RecomputeGradients, EveryPolicyMatchesNoneWithQkvBiases) {
   }
 }
 
-TEST(RecomputeGradients, EveryModuleSetMatchesNoneOnTheOneDnnPath) {
-  // The rebuilt products' gradients are formed by the path itself
-  // (MatmulPath::linearGradients), so the oneDNN path is checked too.
+// The tuned runtime's operators: grouped attention (whose core is rebuilt by
+// groupedAttentionRebuiltInBackward) on the given matrix path, whose
+// linearGradients form the rebuilt products' gradients.
+void expectSameGradientsOnPath(const tb::engine::MatmulPath& path, const RecomputePolicy& policy) {
   const ModelConfig config = gradientConfig(true);
   at::manual_seed(5);
   const at::Tensor rows = at::randint(config.vocab, {config.batch, config.seq + 1}, at::kLong);
-  const auto ops = tb::engine::makeReferenceOps(tb::engine::oneDnnMatmulPath(), true);
-  const auto run = [&](const RecomputePolicy& policy) {
+  const auto ops = tb::engine::makeReferenceOps(path, true);
+  const auto run = [&](const RecomputePolicy& chosen) {
     Decoder decoder(config, tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)),
                     *ops, at::kFloat);
-    decoder.setRecompute(tb::engine::recomputeLayout(policy, config.layers));
+    decoder.setRecompute(tb::engine::recomputeLayout(chosen, config.layers));
     decoder.loss(rows).backward();
     std::vector<at::Tensor> grads;
     for (const auto& parameter : tb::engine::namedParameters(decoder.weights())) {
@@ -136,7 +140,6 @@ TEST(RecomputeGradients, EveryModuleSetMatchesNoneOnTheOneDnnPath) {
     return grads;
   };
   const auto reference = run({RecomputeMode::None, 0});
-  const RecomputePolicy policy{RecomputeMode::Selective, 0, tb::model::kAllRecomputeModules};
   const auto recomputed = run(policy);
   const auto names = tb::engine::namedParameters(
       tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)));
@@ -146,8 +149,67 @@ TEST(RecomputeGradients, EveryModuleSetMatchesNoneOnTheOneDnnPath) {
     const double scale = reference[i].norm().item<double>();
     ASSERT_GT(scale, 0.0) << names[i].name << " has no gradient to compare";
     const double error = (recomputed[i] - reference[i]).norm().item<double>() / scale;
-    EXPECT_LE(error, kRelativeTolerance) << names[i].name;
+    EXPECT_LE(error, kRelativeTolerance)
+        << path.name() << ", " << tb::engine::toString(policy) << ": " << names[i].name;
   }
+}
+
+TEST(RecomputeGradients, EveryModuleSetMatchesNoneOnTheOneDnnPath) {
+  for (std::uint8_t modules = 1; modules <= tb::model::kAllRecomputeModules; ++modules) {
+    expectSameGradientsOnPath(tb::engine::oneDnnMatmulPath(),
+                              {RecomputeMode::Selective, 0, modules});
+  }
+}
+
+TEST(RecomputeGradients, EveryModuleSetMatchesNoneWithGroupedAttentionOnAten) {
+  for (std::uint8_t modules = 1; modules <= tb::model::kAllRecomputeModules; ++modules) {
+    expectSameGradientsOnPath(tb::engine::atenMatmulPath(),
+                              {RecomputeMode::Selective, 0, modules});
+  }
+  expectSameGradientsOnPath(tb::engine::atenMatmulPath(),
+                            {RecomputeMode::Layers, 1, tb::model::kCoreAttention});
+}
+
+TEST(GroupedAttentionRebuiltInBackward, GivesPlainAutogradsOutputAndGradients) {
+  // Double precision, so any difference is a wrong formula, not rounding:
+  // the weighted sum's gradients are formed by hand from the rebuilt
+  // probabilities, for several query-to-KV ratios.
+  for (const auto& [heads, kvHeads] : {std::pair{6, 2}, std::pair{4, 4}, std::pair{3, 1}}) {
+    at::manual_seed(21);
+    const auto options = at::TensorOptions().dtype(at::kDouble);
+    const at::Tensor q = at::randn({2, 7, heads, 8}, options).requires_grad_(true);
+    const at::Tensor k = at::randn({2, 7, kvHeads, 8}, options).requires_grad_(true);
+    const at::Tensor v = at::randn({2, 7, kvHeads, 8}, options).requires_grad_(true);
+    const at::Tensor rebuilt = tb::engine::groupedAttentionRebuiltInBackward(q, k, v);
+    const at::Tensor plain = tb::engine::ops::causalAttentionGrouped(q, k, v);
+    EXPECT_LE((rebuilt - plain).abs().max().item<double>(), 1e-12);
+    const at::Tensor upstream = at::randn(plain.sizes(), options);
+    const auto got = torch::autograd::grad({rebuilt}, {q, k, v}, {upstream});
+    const auto want = torch::autograd::grad({plain}, {q, k, v}, {upstream});
+    const char* names[] = {"dq", "dk", "dv"};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const double error = (got[i] - want[i]).abs().max().item<double>() /
+                           want[i].abs().max().item<double>();
+      EXPECT_LE(error, 1e-12) << heads << " heads, " << kvHeads << " KV heads: " << names[i];
+    }
+  }
+}
+
+TEST(GroupedAttentionRebuiltInBackward, IsOneGraphNodeAndUnderNoGradThePlainFunction) {
+  // One node whose saved tensors are q, k and v: the probabilities are not
+  // kept (their bytes are checked against the predictor by the memory tests).
+  at::manual_seed(22);
+  const at::Tensor q = at::randn({2, 16, 6, 8}).requires_grad_(true);
+  const at::Tensor k = at::randn({2, 16, 2, 8}).requires_grad_(true);
+  const at::Tensor v = at::randn({2, 16, 2, 8}).requires_grad_(true);
+  const at::Tensor rebuilt = tb::engine::groupedAttentionRebuiltInBackward(q, k, v);
+  ASSERT_NE(rebuilt.grad_fn(), nullptr);
+  EXPECT_NE(rebuilt.grad_fn()->name().find("RebuiltGroupedAttention"), std::string::npos)
+      << rebuilt.grad_fn()->name();
+  at::NoGradGuard noGrad;
+  const at::Tensor plain = tb::engine::groupedAttentionRebuiltInBackward(q, k, v);
+  EXPECT_EQ(plain.grad_fn(), nullptr);
+  EXPECT_TRUE(plain.equal(rebuilt.detach()));
 }
 
 TEST(LinearsOfRecomputedInput, GiveTheGradientsOfThePlainProductsAndRebuildOnlyTheInput) {

@@ -44,7 +44,7 @@ at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::T
   return at::matmul(weights, values).transpose(1, 2).reshape({batch, seq, heads * headDim});
 }
 
-at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k) {
   const auto batch = q.size(0);
   const auto seq = q.size(1);
   const auto heads = q.size(2);
@@ -58,15 +58,26 @@ at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, cons
                                  .permute({0, 2, 3, 1, 4})
                                  .reshape({batch, kvHeads, groups * seq, headDim});
   const at::Tensor keys = k.transpose(1, 2);  // [B, KV, T, hd], a view
-  const at::Tensor values = v.transpose(1, 2);
   const double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
   const at::Tensor scores = at::matmul(queries, keys.transpose(-2, -1)) * scale;
   const at::Tensor future = futureMask(seq, q.device()).repeat({groups, 1});
-  const at::Tensor weights = maskedSoftmax(scores, future, q.scalar_type());
-  return at::matmul(weights, values)
+  return maskedSoftmax(scores, future, q.scalar_type());
+}
+
+at::Tensor groupedAttentionOutput(const at::Tensor& weights, const at::Tensor& v) {
+  const auto batch = v.size(0);
+  const auto seq = v.size(1);
+  const auto kvHeads = v.size(2);
+  const auto headDim = v.size(3);
+  const auto groups = weights.size(2) / seq;
+  return at::matmul(weights, v.transpose(1, 2))
       .view({batch, kvHeads, groups, seq, headDim})
       .permute({0, 3, 1, 2, 4})
-      .reshape({batch, seq, heads * headDim});
+      .reshape({batch, seq, kvHeads * groups * headDim});
+}
+
+at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  return groupedAttentionOutput(groupedAttentionWeights(q, k), v);
 }
 
 }  // namespace tb::engine::ops

@@ -34,6 +34,13 @@ at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::T
 /// of query heads in place. Equal to causalAttention up to rounding.
 at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
 
+/// causalAttentionGrouped's first half: the probabilities [B, KV, G·T, T],
+/// row g·T + t holding query position t of head kv·G + g (G = H / KV).
+at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k);
+
+/// Its second half: weights · V, back in [B, T, H·hd].
+at::Tensor groupedAttentionOutput(const at::Tensor& weights, const at::Tensor& v);
+
 /// silu(a) * b: the gate of SwiGLU between its projections.
 at::Tensor swiGluGate(const at::Tensor& a, const at::Tensor& b);
 
