@@ -26,11 +26,14 @@ BreakdownBarChart::BreakdownBarChart(QWidget* parent) : ThemedChart(parent) {
   setMouseTracking(true);
   setMinimumHeight(150);
   // The legend goes in a row of its own below the bar, where it hides nothing.
+  // Three entries a row: the legend's width is the chart's minimum width, and
+  // four ("Framework and allocator" among them) pushed the Memory page past
+  // the default window.
   axisRect()->insetLayout()->take(legend);
   plotLayout()->addElement(1, 0, legend);
   legend->setVisible(true);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setWrap(4);
+  legend->setWrap(3);
   plotLayout()->setRowStretchFactor(1, 0.001);
   installExportMenu(*this, QStringLiteral("memory-breakdown"));
   rebuild();

@@ -32,6 +32,9 @@ namespace tb::ui {
 namespace {
 
 constexpr int kDebounceMs = 150;
+// Wide enough for the term or policy and two numbers; the window's default
+// width (with the form and the charts' legends) leaves no more.
+constexpr int kTableMinimumWidth = 310;
 
 QTableView* numbersTable(QAbstractItemModel* model, const char* name, int minimumWidth,
                          QWidget* parent) {
@@ -109,14 +112,14 @@ QWidget* MemoryPage::buildResults() {
 
   breakdownChart_ = new tb::plotting::BreakdownBarChart(results);
   breakdownModel_ = new BreakdownTableModel(this);
-  breakdownTable_ = numbersTable(breakdownModel_, "breakdownTable", 330, results);
+  breakdownTable_ = numbersTable(breakdownModel_, "breakdownTable", kTableMinimumWidth, results);
   auto* breakdownBox = new QGroupBox(tr("What one GPU holds at the peak"), results);
   auto* breakdownLayout = new QVBoxLayout(breakdownBox);
   breakdownLayout->addWidget(side(breakdownChart_, breakdownTable_, breakdownBox));
 
   tradeoffChart_ = new tb::plotting::TradeoffChart(results);
   curveModel_ = new CurveTableModel(this);
-  curveTable_ = numbersTable(curveModel_, "curveTable", 330, results);
+  curveTable_ = numbersTable(curveModel_, "curveTable", kTableMinimumWidth, results);
   auto* curveBox = new QGroupBox(tr("Recompute trade-off: memory against step time"), results);
   auto* curveLayout = new QVBoxLayout(curveBox);
   curveLayout->addWidget(side(tradeoffChart_, curveTable_, curveBox));
