@@ -195,22 +195,13 @@ class RebuiltGroupedAttention final : public torch::autograd::Function<RebuiltGr
     const at::Tensor& q = saved[0];
     const at::Tensor& k = saved[1];
     const at::Tensor& v = saved[2];
-    const auto batch = q.size(0);
-    const auto seq = q.size(1);
-    const auto heads = q.size(2);
     const auto headDim = q.size(3);
     const auto kvHeads = k.size(2);
-    const auto groups = heads / kvHeads;
-    // Each tensor in the layout of the products: [B, KV, G·T, hd] for queries
-    // and the output, [B, KV, T, hd] for keys and values.
-    const auto grouped = [&](const at::Tensor& t) {
-      return t.reshape({batch, seq, kvHeads, groups, headDim})
-          .permute({0, 2, 3, 1, 4})
-          .reshape({batch, kvHeads, groups * seq, headDim});
-    };
+    // Queries and the output gradient in the products' layout [B, KV, G·T, hd];
+    // keys and values as [B, KV, T, hd] views.
     const at::Tensor keys = k.transpose(1, 2);
     const at::Tensor values = v.transpose(1, 2);
-    const at::Tensor dOut = grouped(outputGrads[0]);
+    const at::Tensor dOut = ops::toGroupedRows(outputGrads[0], kvHeads, headDim);
     const at::Tensor probabilities = ops::groupedAttentionWeights(q, k);
 
     if (context->needs_input_grad(2)) {
@@ -228,13 +219,11 @@ class RebuiltGroupedAttention final : public torch::autograd::Function<RebuiltGr
     dScores = dScores.to(q.scalar_type());
     dScores.mul_(1.0 / std::sqrt(static_cast<double>(headDim)));
     if (context->needs_input_grad(0)) {
-      grads[0] = at::matmul(dScores, keys)
-                     .view({batch, kvHeads, groups, seq, headDim})
-                     .permute({0, 3, 1, 2, 4})
-                     .reshape({batch, seq, heads, headDim});
+      grads[0] = ops::fromGroupedRows(at::matmul(dScores, keys), q.size(1));
     }
     if (context->needs_input_grad(1)) {
-      grads[1] = at::matmul(dScores.transpose(-2, -1), grouped(q)).transpose(1, 2).contiguous();
+      const at::Tensor queries = ops::toGroupedRows(q, kvHeads, headDim);
+      grads[1] = at::matmul(dScores.transpose(-2, -1), queries).transpose(1, 2).contiguous();
     }
     return grads;
   }

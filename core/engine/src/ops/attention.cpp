@@ -44,19 +44,33 @@ at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::T
   return at::matmul(weights, values).transpose(1, 2).reshape({batch, seq, heads * headDim});
 }
 
+at::Tensor toGroupedRows(const at::Tensor& t, std::int64_t kvHeads, std::int64_t headDim) {
+  const auto batch = t.size(0);
+  const auto seq = t.size(1);
+  const auto perPosition = t.dim() == 4 ? t.size(2) * t.size(3) : t.size(2);
+  const auto groups = perPosition / (kvHeads * headDim);
+  // reshape, not view: q may arrive as a strided view (a fused RoPE's output).
+  return t.reshape({batch, seq, kvHeads, groups, headDim})
+      .permute({0, 2, 3, 1, 4})
+      .reshape({batch, kvHeads, groups * seq, headDim});
+}
+
+at::Tensor fromGroupedRows(const at::Tensor& t, std::int64_t seq) {
+  const auto batch = t.size(0);
+  const auto kvHeads = t.size(1);
+  const auto groups = t.size(2) / seq;
+  const auto headDim = t.size(3);
+  return t.reshape({batch, kvHeads, groups, seq, headDim})
+      .permute({0, 3, 1, 2, 4})
+      .reshape({batch, seq, kvHeads * groups, headDim});
+}
+
 at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k) {
-  const auto batch = q.size(0);
   const auto seq = q.size(1);
-  const auto heads = q.size(2);
   const auto headDim = q.size(3);
   const auto kvHeads = k.size(2);
-  const auto groups = heads / kvHeads;
-  // Query head h belongs to KV head h / groups, as with repeat_interleave:
-  // [B, T, KV, G, hd] -> [B, KV, G·T, hd], row g·T + t.
-  // reshape, not view: q may arrive as a strided view (a fused RoPE's output).
-  const at::Tensor queries = q.reshape({batch, seq, kvHeads, groups, headDim})
-                                 .permute({0, 2, 3, 1, 4})
-                                 .reshape({batch, kvHeads, groups * seq, headDim});
+  const auto groups = q.size(2) / kvHeads;
+  const at::Tensor queries = toGroupedRows(q, kvHeads, headDim);
   const at::Tensor keys = k.transpose(1, 2);  // [B, KV, T, hd], a view
   const double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
   const at::Tensor scores = at::matmul(queries, keys.transpose(-2, -1)) * scale;
@@ -65,15 +79,8 @@ at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k) {
 }
 
 at::Tensor groupedAttentionOutput(const at::Tensor& weights, const at::Tensor& v) {
-  const auto batch = v.size(0);
-  const auto seq = v.size(1);
-  const auto kvHeads = v.size(2);
-  const auto headDim = v.size(3);
-  const auto groups = weights.size(2) / seq;
-  return at::matmul(weights, v.transpose(1, 2))
-      .view({batch, kvHeads, groups, seq, headDim})
-      .permute({0, 3, 1, 2, 4})
-      .reshape({batch, seq, kvHeads * groups * headDim});
+  const at::Tensor heads = fromGroupedRows(at::matmul(weights, v.transpose(1, 2)), v.size(1));
+  return heads.reshape({heads.size(0), heads.size(1), heads.size(2) * heads.size(3)});
 }
 
 at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {

@@ -34,6 +34,14 @@ at::Tensor causalAttention(const at::Tensor& q, const at::Tensor& k, const at::T
 /// of query heads in place. Equal to causalAttention up to rounding.
 at::Tensor causalAttentionGrouped(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
 
+/// Query heads (or their gradients) [B, T, KV·G, hd], or [B, T, KV·G·hd], in
+/// the grouped products' layout [B, KV, G·T, hd]: query head h belongs to KV
+/// head h / G, as with repeat_interleave, at row (h mod G)·T + t.
+at::Tensor toGroupedRows(const at::Tensor& t, std::int64_t kvHeads, std::int64_t headDim);
+
+/// The inverse of toGroupedRows for sequences of `seq`: [B, T, KV·G, hd].
+at::Tensor fromGroupedRows(const at::Tensor& t, std::int64_t seq);
+
 /// causalAttentionGrouped's first half: the probabilities [B, KV, G·T, T],
 /// row g·T + t holding query position t of head kv·G + g (G = H / KV).
 at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k);
