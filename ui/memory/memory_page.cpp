@@ -32,7 +32,7 @@ namespace tb::ui {
 namespace {
 
 constexpr int kDebounceMs = 150;
-// Wide enough for the term or policy and two numbers; the window's default
+// Wide enough for a term or policy and its numbers; the window's default
 // width (with the form and the charts' legends) leaves no more.
 constexpr int kTableMinimumWidth = 310;
 
