@@ -128,7 +128,7 @@ class MemoryPageTest : public QObject {
                static_cast<double>(plan->curve[i].peakBytes));
     }
     const QString policy = QString::fromStdString(tb::memory::toString(plan->policy));
-    if (const auto k = tb::ui::recommendedK(*plan)) {
+    if (const auto k = tb::memory::curveK(*plan)) {
       QVERIFY(chart->markedK() == std::optional<int>(static_cast<int>(*k)));
       QCOMPARE(page_->curveModel()->recommendedRow(), static_cast<int>(*k));
       QCOMPARE(page_->curveModel()->policyAt(static_cast<int>(*k)), policy);

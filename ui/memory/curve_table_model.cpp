@@ -15,7 +15,7 @@ void CurveTableModel::setPlan(const tb::memory::RecomputePlan& plan) {
   plan_ = plan;
   recommendedRow_ = -1;
   offCurve_ = offCurveChoice(plan);
-  if (const auto k = recommendedK(plan)) {
+  if (const auto k = tb::memory::curveK(plan)) {
     recommendedRow_ = static_cast<int>(*k);
   } else if (offCurve_) {
     recommendedRow_ = static_cast<int>(plan.curve.size());

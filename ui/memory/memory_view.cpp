@@ -63,12 +63,8 @@ QVector<tb::plotting::BreakdownTerm> breakdownTerms(const tb::memory::MemoryBrea
           {term("Framework and allocator"), bytes(b.overhead)}};
 }
 
-std::optional<std::int64_t> recommendedK(const tb::memory::RecomputePlan& plan) {
-  return tb::memory::curveK(plan);
-}
-
 std::optional<OffCurveChoice> offCurveChoice(const tb::memory::RecomputePlan& plan) {
-  if (!plan.fits || recommendedK(plan)) return std::nullopt;
+  if (!plan.fits || tb::memory::curveK(plan)) return std::nullopt;
   return OffCurveChoice{recommendedPolicy(plan),
                         {-1, plan.predictedPeakBytes, 1.0 + plan.timeOverheadRatio}};
 }
@@ -93,7 +89,7 @@ tb::plotting::TradeoffData tradeoffData(const MemoryView& view) {
                                                  level.timeRatio};
   }
   if (offCurve) data.selectiveName = offCurve->policy;
-  if (const auto k = recommendedK(plan)) data.recommendedK = static_cast<int>(*k);
+  if (const auto k = tb::memory::curveK(plan)) data.recommendedK = static_cast<int>(*k);
   data.selectiveRecommended = offCurve.has_value();
   return data;
 }

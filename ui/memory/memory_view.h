@@ -39,9 +39,6 @@ struct MemoryView {
 /// The plan's curve, budget and choice as the trade-off chart wants them.
 [[nodiscard]] tb::plotting::TradeoffData tradeoffData(const MemoryView& view);
 
-/// The K of the curve the planner chose; none when it chose selective or nothing fits.
-[[nodiscard]] std::optional<std::int64_t> recommendedK(const tb::memory::RecomputePlan& plan);
-
 /// The planner's choice when it is not a point of the K curve (any selective
 /// module set, alone or behind K full blocks): its name and point.
 struct OffCurveChoice {

@@ -200,8 +200,8 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
   command->add_option("--recompute", options->recompute,
                       "none (default), selective, selective:MODULES (core_attn, layernorm, "
                       "mlp_act), full, layers:K, layers:K+selective[:MODULES], or auto (the "
-                      "planner's choice "
-                      "for --memory-budget; CHECKPOINT_OPTIMIZATION=true also means auto)")
+                      "planner's choice for --memory-budget; CHECKPOINT_OPTIMIZATION=true "
+                      "also means auto)")
       ->type_name("POLICY");
   command->add_option("--runtime", options->runtime,
                       "tuned (AC2, default) or stock, then optional ,-SWITCH or ,+SWITCH "

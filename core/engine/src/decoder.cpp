@@ -143,12 +143,7 @@ std::vector<at::Tensor> Decoder::normedProducts(const at::Tensor& x, const at::T
   if (recomputeNorm) {
     return linearsOfRecomputedInput(ops_->matmulPath(), normed, {x, norm}, weights, biases);
   }
-  const at::Tensor n = normed({x, norm});
-  std::vector<at::Tensor> outputs;
-  for (std::size_t i = 0; i < weights.size(); ++i) {
-    outputs.push_back(ops_->linear(n, weights[i], i < biases.size() ? biases[i] : at::Tensor()));
-  }
-  return outputs;
+  return productsOf(ops_->matmulPath(), normed({x, norm}), weights, biases);
 }
 
 at::Tensor Decoder::blockForward(const BlockWeights& b, const at::Tensor& x,

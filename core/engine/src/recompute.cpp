@@ -259,18 +259,22 @@ at::Tensor groupedAttentionRebuiltInBackward(const at::Tensor& q, const at::Tens
   return RebuiltGroupedAttention::apply(q, k, v);
 }
 
+std::vector<at::Tensor> productsOf(const MatmulPath& path, const at::Tensor& x,
+                                   const std::vector<at::Tensor>& weights,
+                                   const std::vector<at::Tensor>& biases) {
+  std::vector<at::Tensor> outputs;
+  outputs.reserve(weights.size());
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    outputs.push_back(path.linear(x, weights[i], i < biases.size() ? biases[i] : at::Tensor()));
+  }
+  return outputs;
+}
+
 std::vector<at::Tensor> linearsOfRecomputedInput(const MatmulPath& path, const Segment& prologue,
                                                  const std::vector<at::Tensor>& inputs,
                                                  const std::vector<at::Tensor>& weights,
                                                  const std::vector<at::Tensor>& biases) {
-  if (!at::GradMode::is_enabled()) {
-    const at::Tensor x = prologue(inputs);
-    std::vector<at::Tensor> outputs;
-    for (std::size_t i = 0; i < weights.size(); ++i) {
-      outputs.push_back(path.linear(x, weights[i], i < biases.size() ? biases[i] : at::Tensor()));
-    }
-    return outputs;
-  }
+  if (!at::GradMode::is_enabled()) return productsOf(path, prologue(inputs), weights, biases);
   const auto holder = c10::make_intrusive<LinearsHolder>(path, prologue);
   holder->inputCount = inputs.size();
   std::vector<at::Tensor> tensors = inputs;

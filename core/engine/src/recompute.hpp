@@ -1,12 +1,14 @@
-// Activation recomputation as two primitives. recomputeInBackward runs a
-// segment of the forward pass without keeping what autograd would save inside
-// it, keeps only its inputs, and runs it again in backward to differentiate
-// it; the decoder wraps a whole block (full, layers:K) or the attention core
-// with it. linearsOfRecomputedInput is for a cheap prologue (a norm, the
-// SwiGLU gate) in front of matrix products: the products would keep the
-// prologue's output for their weight gradients, so it is dropped and rebuilt
-// in backward, while the products themselves are not run again. Every policy
-// is the same math as no recomputation, in a different order.
+// Activation recomputation. recomputeInBackward runs a segment of the forward
+// pass without keeping what autograd would save inside it, keeps only its
+// inputs, and runs it again in backward to differentiate it; the decoder wraps
+// a whole block (full, layers:K) with it, and the attention core where no
+// cheaper rebuild exists. groupedAttentionRebuiltInBackward is that cheaper
+// rebuild for the grouped attention core: the probabilities only.
+// linearsOfRecomputedInput is for a cheap prologue (a norm, the SwiGLU gate)
+// in front of matrix products: the products would keep the prologue's output
+// for their weight gradients, so it is dropped and rebuilt in backward, while
+// the products themselves are not run again. Every policy is the same math as
+// no recomputation, in a different order.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -56,6 +58,12 @@ using Segment = std::function<at::Tensor(const std::vector<at::Tensor>& inputs)>
 [[nodiscard]] at::Tensor groupedAttentionRebuiltInBackward(const at::Tensor& q,
                                                            const at::Tensor& k,
                                                            const at::Tensor& v);
+
+/// path.linear(x, weights[i], biases[i]) for every i (biases[i] may be
+/// undefined or missing): the products as plain autograd runs them.
+[[nodiscard]] std::vector<at::Tensor> productsOf(const MatmulPath& path, const at::Tensor& x,
+                                                 const std::vector<at::Tensor>& weights,
+                                                 const std::vector<at::Tensor>& biases);
 
 /// path.linear(prologue(inputs), weights[i], biases[i]) for every i, keeping
 /// for backward only `inputs` and the weights. In backward the prologue runs

@@ -229,12 +229,10 @@ double relativeStepTime(const PredictionInput& input) {
   // small, but not free, so keeping everything wins whenever it fits.
   const double normForward = 2.0 * 4.0 * h;
   const double gateForward = 5.0 * static_cast<double>(m.ffn);
-  const std::int64_t full =
-      input.recompute.kind == RecomputeKind::Full
-          ? stageLayers
-          : (input.recompute.kind == RecomputeKind::Layers
-                 ? std::min(input.recompute.layers, stageLayers)
-                 : 0);
+  std::int64_t full = 0;  // blocks rebuilt whole
+  for (std::int64_t layer = 0; layer < stageLayers; ++layer) {
+    if (recomputesBlock(input.recompute, layer)) ++full;
+  }
   const std::uint8_t modules = selectiveModules(input.recompute);
   double perBlock = 0;
   // Flash attention's backward recomputes the scores anyway. The engine's
