@@ -1,13 +1,17 @@
-// fused::headLoss against ops::crossEntropy(at::linear(x, W), t): the loss
-// and both gradients over row counts that are not multiples of the chunk,
-// chunks of one row and chunks larger than the batch; that its products go
-// through the MatmulPath it is given; that the full [N, V] logits never exist
-// (tracking allocator peak); and that bad targets are refused by value.
+// fused::headLoss and fused::headLossRebuiltInBackward (the `head` recompute
+// module) against ops::crossEntropy(at::linear(x, W), t): the loss and both
+// gradients over row counts that are not multiples of the chunk, chunks of
+// one row and chunks larger than the batch; that their products go through
+// the MatmulPath they are given, once per chunk in forward and, rebuilt, once
+// more in backward; that the full [N, V] logits never exist (tracking
+// allocator peak); and that bad targets are refused by value.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "fused/fused_ops.hpp"
 #include "fused_test_support.hpp"
@@ -23,6 +27,16 @@ using tb::engine::testing::randomFloat;
 using tb::engine::testing::relativeError;
 
 constexpr double kTolerance = 1e-5;
+
+using HeadLoss = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                const tb::engine::MatmulPath&, std::int64_t);
+
+/// Both chunked heads, named for failure messages.
+const std::vector<std::pair<const char*, HeadLoss>>& chunkedHeads() {
+  static const std::vector<std::pair<const char*, HeadLoss>> heads{
+      {"fused", &fused::headLoss}, {"rebuilt", &fused::headLossRebuiltInBackward}};
+  return heads;
+}
 
 at::Tensor randomTargets(std::int64_t rows, std::int64_t vocab, std::uint64_t seed) {
   at::manual_seed(seed);
@@ -43,21 +57,22 @@ TEST_P(FusedHeadLossParity, LossAndGradientsMatchTheReference) {
   const at::Tensor w = randomFloat({vocab, dim}, seed + 1) * 0.3;
   const at::Tensor t = randomTargets(rows, vocab, seed + 2);
 
-  const at::Tensor fx = x.clone().requires_grad_();
-  const at::Tensor fw = w.clone().requires_grad_();
-  const at::Tensor fusedLoss = fused::headLoss(fx, fw, t, atenMatmulPath(), chunkRows);
-  // A non-unit upstream gradient checks that backward scales by it.
-  (fusedLoss * 2.5).backward();
-
   const at::Tensor rx = x.to(at::kDouble).requires_grad_();
   const at::Tensor rw = w.to(at::kDouble).requires_grad_();
   const at::Tensor refLoss = ops::crossEntropy(at::linear(rx, rw), t);
   (refLoss * 2.5).backward();
 
-  EXPECT_EQ(fusedLoss.dim(), 0);
-  EXPECT_LE(relativeError(fusedLoss, refLoss), kTolerance) << "loss, " << shape;
-  EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance) << "dX, " << shape;
-  EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance) << "dW, " << shape;
+  for (const auto& [name, head] : chunkedHeads()) {
+    const at::Tensor fx = x.clone().requires_grad_();
+    const at::Tensor fw = w.clone().requires_grad_();
+    const at::Tensor loss = head(fx, fw, t, atenMatmulPath(), chunkRows);
+    // A non-unit upstream gradient checks that backward scales by it.
+    (loss * 2.5).backward();
+    EXPECT_EQ(loss.dim(), 0) << name;
+    EXPECT_LE(relativeError(loss, refLoss), kTolerance) << name << " loss, " << shape;
+    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance) << name << " dX, " << shape;
+    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance) << name << " dW, " << shape;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -98,16 +113,42 @@ TEST(FusedHeadLoss, ComputesEachChunksLogitsOnTheGivenPathOnce) {
   EXPECT_EQ(path.calls.load(), 5);  // the gradients were formed in forward
 }
 
+TEST(FusedHeadLoss, RebuiltHeadComputesEachChunksLogitsAgainInBackward) {
+  const CountingPath path;
+  const at::Tensor x = randomFloat({300, 16}, 20).requires_grad_();
+  const at::Tensor w = randomFloat({50, 16}, 21).requires_grad_();
+  const at::Tensor loss =
+      fused::headLossRebuiltInBackward(x, w, randomTargets(300, 50, 22), path, 64);
+  EXPECT_EQ(path.calls.load(), 5);
+  loss.backward();
+  EXPECT_EQ(path.calls.load(), 10);
+}
+
+TEST(FusedHeadLoss, RebuiltHeadFormsOnlyTheGradientsAsked) {
+  const at::Tensor targets = randomTargets(70, 40, 62);
+  const at::Tensor x = randomFloat({70, 12}, 60);
+  const at::Tensor fw = randomFloat({40, 12}, 61).requires_grad_();
+  const at::Tensor rw = fw.detach().clone().requires_grad_();
+  fused::headLossRebuiltInBackward(x, fw, targets, atenMatmulPath(), 16).backward();
+  ops::crossEntropy(at::linear(x, rw), targets).backward();
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance);
+}
+
 TEST(FusedHeadLoss, ScalesItsGradientsByTheIncomingGradient) {
   const at::Tensor targets = randomTargets(70, 40, 42);
-  const at::Tensor fx = randomFloat({70, 12}, 40).requires_grad_();
-  const at::Tensor fw = randomFloat({40, 12}, 41).requires_grad_();
-  const at::Tensor rx = fx.detach().clone().requires_grad_();
-  const at::Tensor rw = fw.detach().clone().requires_grad_();
-  (fused::headLoss(fx, fw, targets, atenMatmulPath(), 16) * -2.5).backward();
+  const at::Tensor x = randomFloat({70, 12}, 40);
+  const at::Tensor w = randomFloat({40, 12}, 41);
+  const at::Tensor rx = x.clone().requires_grad_();
+  const at::Tensor rw = w.clone().requires_grad_();
   (ops::crossEntropy(at::linear(rx, rw), targets) * -2.5).backward();
-  EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance);
-  EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance);
+  for (const auto& [name, head] : chunkedHeads()) {
+    const at::Tensor fx = x.clone().requires_grad_();
+    const at::Tensor fw = w.clone().requires_grad_();
+    (head(fx, fw, targets, atenMatmulPath(), 16) * -2.5).backward();
+    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance) << name;
+    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance) << name;
+  }
 }
 
 TEST(FusedHeadLoss, GivesTheSameLossWhenNothingRecordsGradients) {
@@ -139,16 +180,17 @@ TEST(FusedHeadLoss, NeverHoldsTheFullLogits) {
     step();
     return tracker.peakBytes() - before;
   };
-  const std::uint64_t fusedPeak =
-      peakOf([&] { fused::headLoss(x, w, t, atenMatmulPath(), 64).backward(); });
   const std::uint64_t plainPeak =
       peakOf([&] { ops::crossEntropy(at::linear(x, w), t).backward(); });
+  EXPECT_GE(plainPeak, 3 * logits);
   // One chunk of logits (64 rows) plus dX and dW; the plain head holds 3 × [N, V].
   const std::uint64_t chunk = static_cast<std::uint64_t>(64 * vocab) * 4;
   const std::uint64_t grads = static_cast<std::uint64_t>((rows + vocab) * dim) * 4;
-  EXPECT_LE(fusedPeak, 2 * chunk + grads + 64 * 1024);
-  EXPECT_LT(fusedPeak, logits);
-  EXPECT_GE(plainPeak, 3 * logits);
+  for (const auto& [name, head] : chunkedHeads()) {
+    const std::uint64_t peak = peakOf([&] { head(x, w, t, atenMatmulPath(), 64).backward(); });
+    EXPECT_LE(peak, 2 * chunk + grads + 64 * 1024) << name;
+    EXPECT_LT(peak, logits) << name;
+  }
 }
 
 TEST(FusedHeadLoss, RefusesTargetsOutsideTheVocabularyNamingThem) {
@@ -164,6 +206,7 @@ TEST(FusedHeadLoss, RefusesTargetsOutsideTheVocabularyNamingThem) {
   }
   EXPECT_THROW((void)fused::headLoss(x, w, t.narrow(0, 0, 3), atenMatmulPath(), 2), c10::Error);
   EXPECT_THROW((void)fused::headLoss(x, w, t.clamp(0, 9), atenMatmulPath(), 0), c10::Error);
+  EXPECT_THROW((void)fused::headLossRebuiltInBackward(x, w, t, atenMatmulPath(), 2), c10::Error);
 }
 
 }  // namespace

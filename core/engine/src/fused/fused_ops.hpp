@@ -40,6 +40,15 @@ namespace tb::engine::fused {
                                   const at::Tensor& targets, const MatmulPath& path,
                                   std::int64_t chunkRows = 256);
 
+/// The same loss with the logits rebuilt in backward instead: forward keeps
+/// x, the weight, the targets and one log-sum-exp per row, and backward
+/// recomputes each chunk's logits to form dX and dW (one more head product
+/// than headLoss, whose gradients are formed in forward). Float32 on the CPU.
+[[nodiscard]] at::Tensor headLossRebuiltInBackward(const at::Tensor& x, const at::Tensor& weight,
+                                                   const at::Tensor& targets,
+                                                   const MatmulPath& path,
+                                                   std::int64_t chunkRows = 256);
+
 /// AdamW's hyper-parameters at one step (the step count starts at 1).
 struct AdamWStep {
   double learningRate = 3e-4;

@@ -8,7 +8,10 @@
 // and backward only scales the two by the loss's incoming gradient (1 in
 // training). Recomputing the logits in backward instead, as a separate
 // backward would have to, costs a fourth product the size of the head's
-// three, about a quarter of the head's time (docs/PERF.md).
+// three, about a quarter of the head's time (docs/PERF.md). That is what the
+// plain step's `head` recompute module does (RebuiltHeadLoss below): it is
+// recomputation, priced as such, and leaves the gradients-in-forward fusion
+// to the compiled step, which the ablation credits to CompilerOpt.
 //
 // The logits come from the run's MatmulPath (the same product, shape and
 // weight layout as the plain head's linear, so the probed fastest path
@@ -147,7 +150,96 @@ class FusedHeadLoss : public torch::autograd::Function<FusedHeadLoss> {
   }
 };
 
+/// The plain step's `head` recompute module (--recompute selective:...,head):
+/// the same chunked loss, but forward keeps only x, the weight, the targets
+/// and the row log-sum-exps, and backward rebuilds each chunk's logits to
+/// turn them into dZ, the fourth product FusedHeadLoss avoids.
+/// AutogradContext keeps only IValues, so the path travels in a capsule.
+struct RebuildPlan final : torch::CustomClassHolder {
+  RebuildPlan(const MatmulPath& matmulPath, std::int64_t rows)
+      : path(&matmulPath), chunkRows(rows) {}
+  const MatmulPath* path;
+  std::int64_t chunkRows;
+};
+
+class RebuiltHeadLoss : public torch::autograd::Function<RebuiltHeadLoss> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const c10::intrusive_ptr<RebuildPlan>& plan,
+                            const at::Tensor& x, const at::Tensor& weight,
+                            const at::Tensor& targets) {
+    checkInputs(x, weight, targets, plan->chunkRows);
+    const at::Tensor xc = x.contiguous();
+    const at::Tensor wc = weight.contiguous();
+    const at::Tensor tc = targets.contiguous();
+    const std::int64_t rows = xc.size(0);
+    at::Tensor lse = at::empty({rows}, xc.options());
+    std::vector<double> rowLoss(static_cast<std::size_t>(rows));
+    for (std::int64_t c0 = 0; c0 < rows; c0 += plan->chunkRows) {
+      const std::int64_t n = std::min(plan->chunkRows, rows - c0);
+      const at::Tensor logits = plan->path->linear(xc.narrow(0, c0, n), wc, {}).contiguous();
+      chunkForward(logits, tc.data_ptr<std::int64_t>() + c0, lse.data_ptr<float>() + c0,
+                   rowLoss.data() + c0);
+    }
+    double total = 0.0;
+    for (const double loss : rowLoss) total += loss;
+    ctx->save_for_backward({xc, wc, tc, lse});
+    ctx->saved_data["plan"] = c10::IValue::make_capsule(plan);
+    return at::scalar_tensor(total / static_cast<double>(rows), xc.options());
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list gradOutputs) {
+    const auto plan =
+        c10::static_intrusive_pointer_cast<RebuildPlan>(ctx->saved_data["plan"].toCapsule());
+    const variable_list saved = ctx->get_saved_variables();
+    const at::Tensor& xc = saved[0];
+    const at::Tensor& wc = saved[1];
+    const auto* target = saved[2].data_ptr<std::int64_t>();
+    const float* lse = saved[3].data_ptr<float>();
+    // needs_input_grad counts tensor inputs only; the returned list has a
+    // slot for every input, the plan's first.
+    const bool wantX = ctx->needs_input_grad(0);
+    const bool wantWeight = ctx->needs_input_grad(1);
+    variable_list grads(4);
+    if (!gradOutputs[0].defined() || (!wantX && !wantWeight)) return grads;
+    const std::int64_t rows = xc.size(0);
+    const std::int64_t dim = xc.size(1);
+    const std::int64_t vocab = wc.size(0);
+    // The incoming gradient (1 in training) folds into dZ's scale, so dX and
+    // dW come out final without another pass over them.
+    const auto scale =
+        static_cast<float>(gradOutputs[0].item<double>() / static_cast<double>(rows));
+    at::Tensor dx = wantX ? at::empty_like(xc) : at::Tensor();
+    at::Tensor dw = wantWeight ? at::empty_like(wc) : at::Tensor();
+    for (std::int64_t c0 = 0; c0 < rows; c0 += plan->chunkRows) {
+      const std::int64_t n = std::min(plan->chunkRows, rows - c0);
+      const at::Tensor xChunk = xc.narrow(0, c0, n);
+      at::Tensor logits = plan->path->linear(xChunk, wc, {}).contiguous();
+      chunkBackward(logits, target + c0, lse + c0, scale);
+      const float* dz = logits.data_ptr<float>();
+      if (wantX) {  // dX[chunk] = dZ · W
+        gemm(Op::Plain, Op::Plain, n, dim, vocab, 1.0F, dz, vocab, wc.data_ptr<float>(), dim,
+             0.0F, dx.data_ptr<float>() + c0 * dim, dim);
+      }
+      if (wantWeight) {  // dW (+)= dZᵀ · X[chunk]; the first chunk writes, the rest add
+        gemm(Op::Transposed, Op::Plain, vocab, dim, n, 1.0F, dz, vocab,
+             xChunk.data_ptr<float>(), dim, c0 == 0 ? 0.0F : 1.0F, dw.data_ptr<float>(), dim);
+      }
+    }
+    grads[1] = dx;
+    grads[2] = dw;
+    return grads;
+  }
+};
+
 }  // namespace
+
+at::Tensor headLossRebuiltInBackward(const at::Tensor& x, const at::Tensor& weight,
+                                     const at::Tensor& targets, const MatmulPath& path,
+                                     std::int64_t chunkRows) {
+  const OpScope scope("tb::fused::headLossRebuiltInBackward");
+  return RebuiltHeadLoss::apply(c10::make_intrusive<RebuildPlan>(path, chunkRows), x, weight,
+                                targets);
+}
 
 at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& targets,
                     const MatmulPath& path, std::int64_t chunkRows) {
