@@ -117,6 +117,13 @@ QWidget* MemoryInputsForm::buildTrainingGroup() {
                           tr("selective:core_attn,layernorm,mlp_act: the attention core, both "
                              "RMSNorms and the SwiGLU gate rebuilt in every block"),
                           Qt::ToolTipRole);
+  recompute_->addItem(tr("selective, all + head"),
+                      QStringLiteral("selective:core_attn,layernorm,mlp_act,head"));
+  recompute_->setItemData(recompute_->count() - 1,
+                          tr("selective:core_attn,layernorm,mlp_act,head: as above, and the "
+                             "engine's output head computes its logits a chunk at a time and "
+                             "rebuilds them in backward (engine profile, float32)"),
+                          Qt::ToolTipRole);
   recompute_->addItem(tr("first K layers"), QStringLiteral("layers"));
   recompute_->addItem(tr("full (every layer)"), QStringLiteral("full"));
   recompute_->setToolTip(tr("The policy the breakdown is shown for; the curve shows them all"));

@@ -118,11 +118,13 @@ RunForm::RunForm(QWidget* parent)
   recompute_->setEditable(true);
   recompute_->addItems({QStringLiteral("none"), QStringLiteral("selective"),
                         QStringLiteral("selective:core_attn,layernorm,mlp_act"),
+                        QStringLiteral("selective:core_attn,layernorm,mlp_act,head"),
                         QStringLiteral("full"), QStringLiteral("auto"),
                         QStringLiteral("layers:1")});
   recompute_->setToolTip(tr("Activations rebuilt in backward instead of kept: none, selective "
-                            "(attention core), selective:core_attn,layernorm,mlp_act (any of "
-                            "those modules), full (every block), layers:K (the first K "
+                            "(attention core), selective:core_attn,layernorm,mlp_act,head (any of "
+                            "those modules; head: the output head's logits, a chunk at a "
+                            "time), full (every block), layers:K (the first K "
                             "blocks), layers:K+selective[:MODULES], auto (least recomputation "
                             "fitting the budget)."));
   runForm->addRow(tr("Recompute"), recompute_);

@@ -99,7 +99,8 @@ RegisteredCommand registerMemoryCommand(CLI::App& app) {
   addPredictionFlags(*command, options->prediction);
   command->add_option("--recompute", options->recompute,
                       "none (default), selective, selective:MODULES (core_attn, layernorm, "
-                      "mlp_act), full, layers:K or layers:K+selective[:MODULES]")
+                      "mlp_act; head: the engine's chunked output head), full, layers:K or "
+                      "layers:K+selective[:MODULES]")
       ->type_name("POLICY");
   command->add_option("--calibrate", options->calibrate,
                       "Fit and store the per-profile correction from measured peaks in FILE "

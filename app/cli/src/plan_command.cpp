@@ -139,7 +139,8 @@ RegisteredCommand registerPlanCommand(CLI::App& app) {
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Candidates: layers:K (the first K blocks of each stage fully recomputed, K = 0..L),\n"
-      "selective:MODULES (core_attn, layernorm, mlp_act: rebuilt in every block) and\n"
+      "selective:MODULES (core_attn, layernorm, mlp_act: rebuilt in every block; head:\n"
+      "the engine's output head, chunked, in its plain float32 step) and\n"
       "layers:K+selective:MODULES; the cheapest in step time that fits wins. Recomputing\n"
       "a block costs one more forward of it. Exit codes: 0 a plan fits; 3 nothing fits\n"
       "(the smallest budget that would is printed); 2 bad input. Fields: docs/CLI.md.");

@@ -199,7 +199,7 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
       ->type_name("BYTES");
   command->add_option("--recompute", options->recompute,
                       "none (default), selective, selective:MODULES (core_attn, layernorm, "
-                      "mlp_act), full, layers:K, layers:K+selective[:MODULES], or auto (the "
+                      "mlp_act, head), full, layers:K, layers:K+selective[:MODULES], or auto (the "
                       "planner's choice for --memory-budget; CHECKPOINT_OPTIMIZATION=true "
                       "also means auto)")
       ->type_name("POLICY");

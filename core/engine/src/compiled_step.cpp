@@ -230,6 +230,13 @@ class CompiledOps final : public DecoderOps {
     if (headLoss_ != nullptr) return headLoss_(x, weight, targets, *path_, kHeadLossChunkRows);
     return ops::crossEntropy(linear(x, weight, at::Tensor()), targets);
   }
+  /// The fused head already keeps one chunk of logits at a time, and forms
+  /// its gradients without rebuilding them: the `head` module changes nothing.
+  at::Tensor headLossRebuiltInBackward(const at::Tensor& x, const at::Tensor& weight,
+                                       const at::Tensor& targets) const override {
+    if (headLoss_ != nullptr) return headLoss(x, weight, targets);
+    return DecoderOps::headLossRebuiltInBackward(x, weight, targets);
+  }
   const MatmulPath& matmulPath() const override { return *path_; }
 
  private:

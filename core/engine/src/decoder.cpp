@@ -122,13 +122,12 @@ at::Tensor Decoder::project(const at::Tensor& x, const at::Tensor& weight,
   return ops_->linear(x, weight.to(computeType_), castBias);
 }
 
-void Decoder::setRecompute(std::vector<BlockRecompute> perBlock) {
-  if (perBlock.size() != weights_.blocks.size()) {
-    throw std::invalid_argument("recompute layout has " + std::to_string(perBlock.size()) +
-                                " entries for " + std::to_string(weights_.blocks.size()) +
-                                " blocks");
+void Decoder::setRecompute(const RecomputePolicy& policy) {
+  if (policy.mode == RecomputeMode::Auto) {
+    throw std::invalid_argument("--recompute auto must be resolved to a policy before training");
   }
-  recompute_ = std::move(perBlock);
+  recompute_ = recomputeLayout(policy, static_cast<std::int64_t>(weights_.blocks.size()));
+  headRebuilt_ = rebuildsHead(policy);
 }
 
 std::vector<at::Tensor> Decoder::normedProducts(const at::Tensor& x, const at::Tensor& norm,
@@ -211,8 +210,10 @@ at::Tensor Decoder::loss(const at::Tensor& rows) const {
   const at::Tensor inputs = rows.narrow(1, 0, seq);
   const at::Tensor targets = rows.narrow(1, 1, seq).reshape({-1});
   const at::Tensor normed = ops_->rmsNorm(hidden(inputs), weights_.finalNorm);
-  return ops_->headLoss(normed.reshape({-1, normed.size(-1)}), weights_.output.to(computeType_),
-                        targets);
+  const at::Tensor rows2d = normed.reshape({-1, normed.size(-1)});
+  const at::Tensor head = weights_.output.to(computeType_);
+  return headRebuilt_ ? ops_->headLossRebuiltInBackward(rows2d, head, targets)
+                      : ops_->headLoss(rows2d, head, targets);
 }
 
 }  // namespace tb::engine

@@ -51,8 +51,10 @@ class Decoder {
   Decoder(ModelConfig config, DecoderWeights weights, const DecoderOps& ops,
           at::ScalarType computeType);
 
-  /// What each block keeps for backward; all Keep until set. One entry per block.
-  void setRecompute(std::vector<BlockRecompute> perBlock);
+  /// What each block and the head keep for backward under a resolved
+  /// `policy` (recomputeLayout, rebuildsHead); everything is kept until set.
+  /// Auto is refused: the planner resolves it first.
+  void setRecompute(const RecomputePolicy& policy);
 
   /// tokens [B, T] (T <= seq) -> logits [B, T, vocab].
   [[nodiscard]] at::Tensor logits(const at::Tensor& tokens) const;
@@ -88,6 +90,7 @@ class Decoder {
   at::ScalarType computeType_;
   ops::RopeTables rope_;
   std::vector<BlockRecompute> recompute_;
+  bool headRebuilt_ = false;
 };
 
 }  // namespace tb::engine

@@ -1,6 +1,7 @@
 // Binds the reference operator functions to the DecoderOps interface.
 #include "decoder_ops.hpp"
 
+#include "fused/fused_ops.hpp"
 #include "recompute.hpp"
 #include "tb/engine/model.hpp"
 
@@ -12,6 +13,14 @@ at::Tensor DecoderOps::attentionRebuiltInBackward(const at::Tensor& q, const at:
     return attention(in[0], in[1], in[2]);
   };
   return recomputeInBackward(core, {q, k, v});
+}
+
+at::Tensor DecoderOps::headLossRebuiltInBackward(const at::Tensor& x, const at::Tensor& weight,
+                                                 const at::Tensor& targets) const {
+  const bool cpuFloat = x.device().is_cpu() && x.scalar_type() == at::kFloat &&
+                        weight.scalar_type() == at::kFloat;
+  if (!cpuFloat) return headLoss(x, weight, targets);
+  return fused::headLossRebuiltInBackward(x, weight, targets, matmulPath());
 }
 
 namespace {

@@ -39,6 +39,14 @@ class DecoderOps {
   /// and the loss together lets a fused path avoid materialising the logits.
   [[nodiscard]] virtual at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight,
                                             const at::Tensor& targets) const = 0;
+  /// headLoss keeping only x, the weight, the targets and a statistic per row
+  /// for backward, which rebuilds the logits a chunk at a time (the `head`
+  /// recompute module). By default: fused::headLossRebuiltInBackward on
+  /// float32 CPU tensors; other dtypes and devices have no chunked head yet
+  /// and run headLoss, and the predictor prices them that way.
+  [[nodiscard]] virtual at::Tensor headLossRebuiltInBackward(const at::Tensor& x,
+                                                             const at::Tensor& weight,
+                                                             const at::Tensor& targets) const;
   /// Where linear() runs, for gradients formed outside autograd (recompute.hpp).
   [[nodiscard]] virtual const MatmulPath& matmulPath() const = 0;
 };

@@ -242,9 +242,15 @@ std::vector<BlockRecompute> recomputeLayout(const RecomputePolicy& policy, std::
       case RecomputeMode::None:
       case RecomputeMode::Auto: break;
     }
-    if (!layout[i].wholeBlock) layout[i].modules = selectiveModules(policy);
+    if (!layout[i].wholeBlock) {
+      layout[i].modules = selectiveModules(policy) & model::kBlockRecomputeModules;
+    }
   }
   return layout;
+}
+
+bool rebuildsHead(const RecomputePolicy& policy) {
+  return (selectiveModules(policy) & model::kOutputHead) != 0;
 }
 
 at::Tensor recomputeInBackward(const Segment& segment, const std::vector<at::Tensor>& inputs) {

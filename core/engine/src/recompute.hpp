@@ -38,6 +38,10 @@ struct BlockRecompute {
 [[nodiscard]] std::vector<BlockRecompute> recomputeLayout(const RecomputePolicy& policy,
                                                           std::int64_t layers);
 
+/// Whether `policy` (resolved, not Auto) rebuilds the output head's logits in
+/// backward: the `head` module, which no block layout carries.
+[[nodiscard]] bool rebuildsHead(const RecomputePolicy& policy);
+
 /// A deterministic piece of the forward pass: the same inputs must give the
 /// same output when it is run again in backward. Nothing in the decoder draws
 /// random numbers (there is no dropout), so no RNG state is saved or restored;

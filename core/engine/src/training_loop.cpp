@@ -154,7 +154,7 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       update = perTensorUpdate(namedParameters(weights));
     }
     Decoder decoder(model, std::move(weights), *in.ops, computeType);
-    decoder.setRecompute(recomputeLayout(in.recompute, model.layers));
+    decoder.setRecompute(in.recompute);
     if (in.resume != nullptr) restore(*in.resume, *update);
 
     const auto save = [&](std::int64_t step) {

@@ -5,7 +5,8 @@
 // inverse RMS per row, RoPE nothing but the shared tables, the SwiGLU gate
 // its two inputs, attention q, k, v, its output and one log-sum-exp per query
 // row (no scores, probabilities, repeated K/V or causal mask), and the head
-// one chunk of logits at a time. docs/MEMORY.md walks through the counts.
+// one chunk of logits at a time, as the plain step's head does under the
+// `head` recompute module. docs/MEMORY.md walks through the counts.
 #include <algorithm>
 
 #include "memory_terms.hpp"
@@ -19,6 +20,12 @@ double d(std::int64_t value) { return static_cast<double>(value); }
 
 bool usesCompiledStep(Profile profile, const ParallelConfig& parallel, bool compile) {
   return compile && profile == Profile::Engine && parallel.dtype == DType::Fp32;
+}
+
+bool rebuildsPlainHead(const RecomputePolicy& policy, Profile profile,
+                       const ParallelConfig& parallel, bool compile) {
+  return (selectiveModules(policy) & model::kOutputHead) != 0 && profile == Profile::Engine &&
+         parallel.dtype == DType::Fp32 && !compile;
 }
 
 BlockBytes compiledBlockBytes(const model::ModelConfig& model, const ParallelConfig& parallel) {
@@ -56,13 +63,15 @@ BlockBytes compiledBlockBytes(const model::ModelConfig& model, const ParallelCon
   return b;
 }
 
-double compiledLogitsBytes(const model::ModelConfig& model, const ParallelConfig& parallel) {
+double chunkedHeadBytes(const model::ModelConfig& model, const ParallelConfig& parallel) {
   const double tokens = d(model.batch) * d(model.seq);
-  const double chunk = std::min(tokens, d(kCompiledHeadChunkRows));
+  const double chunk = std::min(tokens, d(kHeadChunkRows));
   // At the head's backward: one chunk of logits turned into its gradient in
-  // place, the row log-sum-exps, and the gradients the head formed in forward
-  // and holds until backward scales them: the normed hidden states' and the
-  // output weight's (vocab x dim).
+  // place, the row log-sum-exps, and the head's two gradients: the normed
+  // hidden states' and the output weight's (vocab x dim). The fused head
+  // forms them in forward and holds them until backward scales them; the
+  // rebuilt head fills them chunk by chunk in backward. Either way all three
+  // are alive at once.
   return (chunk * d(model.vocab) + tokens + tokens * d(model.dim) +
           d(model.vocab) * d(model.dim)) * 4.0 / d(parallel.tp);
 }

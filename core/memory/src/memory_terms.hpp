@@ -55,8 +55,15 @@ struct BlockBytes {
 [[nodiscard]] double edgeActivationBytes(const model::ModelConfig& model,
                                          const ParallelConfig& parallel, Profile profile);
 
-/// Rows of logits the engine's fused head computes at once (fused::headLoss).
-inline constexpr std::int64_t kCompiledHeadChunkRows = 256;
+/// Rows of logits the engine's chunked heads compute at once (fused::headLoss
+/// and, for the `head` module, fused::headLossRebuiltInBackward).
+inline constexpr std::int64_t kHeadChunkRows = 256;
+
+/// Whether the `head` module changes the engine's plain step: float32 (the
+/// chunked head's only dtype) and not the compiled step, whose fused head is
+/// chunked already.
+[[nodiscard]] bool rebuildsPlainHead(const RecomputePolicy& policy, Profile profile,
+                                     const ParallelConfig& parallel, bool compile);
 
 /// Whether `input`'s step is the engine's compiled step: --compile on, the
 /// engine profile, float32 (the fused kernels' only dtype; otherwise every
@@ -69,10 +76,11 @@ inline constexpr std::int64_t kCompiledHeadChunkRows = 256;
 [[nodiscard]] BlockBytes compiledBlockBytes(const model::ModelConfig& model,
                                             const ParallelConfig& parallel);
 
-/// logitsBytes for the compiled step: one chunk of float32 logits, the row
-/// log-sum-exps and the hidden states' gradient at the head's backward.
-[[nodiscard]] double compiledLogitsBytes(const model::ModelConfig& model,
-                                         const ParallelConfig& parallel);
+/// logitsBytes for a chunked head (the compiled step's, or the plain step's
+/// under the `head` module): one chunk of float32 logits, the row
+/// log-sum-exps and the head's two gradients at its backward.
+[[nodiscard]] double chunkedHeadBytes(const model::ModelConfig& model,
+                                      const ParallelConfig& parallel);
 
 /// edgeActivationBytes for the compiled step (the fused final norm).
 [[nodiscard]] double compiledEdgeActivationBytes(const model::ModelConfig& model,

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory_terms.hpp"
+
 namespace tb::memory {
 namespace {
 
@@ -73,8 +75,18 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   const std::size_t selectiveAt = candidates.size() - 1;
   // Off the curve: every other module set, alone and behind K full blocks
   // (Megatron's recompute_modules; layers:K+selective:MODULES).
-  for (std::uint8_t modules = 1; modules <= model::kAllRecomputeModules; ++modules) {
-    for (std::int64_t k = 0; k < none->stageLayers; ++k) {
+  // The head module is offered where it changes something (the engine's plain
+  // float32 step); elsewhere it would only repeat every candidate.
+  const std::uint8_t lastModules =
+      detail::rebuildsPlainHead({RecomputeKind::Selective, 0, model::kOutputHead},
+                                input.profile, input.parallel, input.compiledStep)
+          ? model::kAllRecomputeModules
+          : model::kBlockRecomputeModules;
+  for (std::uint8_t modules = 1; modules <= lastModules; ++modules) {
+    // Behind every block rebuilt whole only the head has anything left to rebuild.
+    const std::int64_t lastK = modules == model::kOutputHead ? none->stageLayers
+                                                             : none->stageLayers - 1;
+    for (std::int64_t k = 0; k <= lastK; ++k) {
       if (k == 0 && modules == model::kCoreAttention) continue;  // plain selective, above
       const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::Selective, 0, modules}
                                             : RecomputePolicy{RecomputeKind::Layers, k, modules};

@@ -112,8 +112,10 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
     const double edge = compiled ? detail::compiledEdgeActivationBytes(m, p)
                                  : detail::edgeActivationBytes(m, p, input.profile);
     head.breakdown.activations = bytes(othersInFlight + storedSum + edge);
-    head.breakdown.logits = bytes(compiled ? detail::compiledLogitsBytes(m, p)
-                                           : detail::logitsBytes(m, p, input.profile));
+    const bool chunkedHead =
+        compiled || detail::rebuildsPlainHead(input.recompute, input.profile, p, compiled);
+    head.breakdown.logits = bytes(chunkedHead ? detail::chunkedHeadBytes(m, p)
+                                              : detail::logitsBytes(m, p, input.profile));
     // The engine's head gradients are born after the logits' temporaries die.
     head.breakdown.gradients = bytes(preallocatedGrads ? allGrads : 0.0);
     phases.push_back(head);
@@ -155,6 +157,12 @@ Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
     return bad("--tp: " + std::to_string(p.tp) + " ranks cannot split " +
                std::to_string(m.heads) + " query heads and " + std::to_string(m.kvHeads) +
                " key/value heads evenly");
+  }
+  if ((selectiveModules(input.recompute) & model::kOutputHead) != 0 &&
+      input.profile != Profile::Engine) {
+    return bad("--recompute: the head module is this engine's chunked output head; the " +
+               toString(input.profile) + " profile has no such module (modules there: "
+               "core_attn, layernorm, mlp_act)");
   }
   if (input.compiledStep && input.profile != Profile::Engine) {
     return bad("--compile: on describes this engine's compiled step, not the " +
@@ -246,8 +254,14 @@ double relativeStepTime(const PredictionInput& input) {
   }
   if ((modules & model::kNorms) != 0) perBlock += normForward;
   if ((modules & model::kMlpActivation) != 0) perBlock += gateForward;
+  // The rebuilt head runs its product once more; the compiled step's fused
+  // head is chunked already and forms its gradients in forward.
+  const bool headAgain = input.parallel.pp == 1 &&
+                         detail::rebuildsPlainHead(input.recompute, input.profile,
+                                                   input.parallel, input.compiledStep);
   const double extra = static_cast<double>(full) * blockForward +
-                       static_cast<double>(stageLayers - full) * perBlock;
+                       static_cast<double>(stageLayers - full) * perBlock +
+                       (headAgain ? headForward : 0.0);
   return 1.0 + extra / step;
 }
 

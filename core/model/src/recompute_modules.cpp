@@ -6,16 +6,17 @@
 namespace tb::model {
 namespace {
 
-constexpr std::array<std::pair<RecomputeModule, std::string_view>, 3> kNames{{
+constexpr std::array<std::pair<RecomputeModule, std::string_view>, 4> kNames{{
     {kCoreAttention, "core_attn"},
     {kNorms, "layernorm"},
     {kMlpActivation, "mlp_act"},
+    {kOutputHead, "head"},
 }};
 
 Error bad(std::string_view list, const std::string& why) {
   return makeError(ErrorKind::BadInput,
                    "--recompute: 'selective:" + std::string(list) + "': " + why +
-                       " (modules: core_attn, layernorm, mlp_act, comma-separated)");
+                       " (modules: core_attn, layernorm, mlp_act, head, comma-separated)");
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ std::vector<at::Tensor> gradients(const ModelConfig& config, const RecomputePoli
                                   const at::Tensor& rows) {
   Decoder decoder(config, tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)),
                   tb::engine::referenceOps(), at::kFloat);
-  decoder.setRecompute(tb::engine::recomputeLayout(policy, config.layers));
+  decoder.setRecompute(policy);
   if (config.qkvBias) {
     // Non-zero biases, so that their gradients pass through the recomputed path.
     at::NoGradGuard noGrad;
@@ -131,7 +131,7 @@ void expectSameGradientsOnPath(const tb::engine::MatmulPath& path, const Recompu
   const auto run = [&](const RecomputePolicy& chosen) {
     Decoder decoder(config, tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)),
                     *ops, at::kFloat);
-    decoder.setRecompute(tb::engine::recomputeLayout(chosen, config.layers));
+    decoder.setRecompute(chosen);
     decoder.loss(rows).backward();
     std::vector<at::Tensor> grads;
     for (const auto& parameter : tb::engine::namedParameters(decoder.weights())) {
@@ -298,7 +298,7 @@ TEST(RecomputeLayout, PlacesRecomputedBlocksFirst) {
   const BlockRecompute block{true, 0};
   const BlockRecompute keep{false, 0};
   const BlockRecompute core{false, tb::model::kCoreAttention};
-  const BlockRecompute lean{false, tb::model::kAllRecomputeModules};
+  const BlockRecompute lean{false, tb::model::kBlockRecomputeModules};
   EXPECT_EQ(tb::engine::recomputeLayout({RecomputeMode::Layers, 2}, 4),
             (std::vector<BlockRecompute>{block, block, keep, keep}));
   EXPECT_EQ(tb::engine::recomputeLayout({RecomputeMode::Full, 0}, 2),
@@ -310,6 +310,23 @@ TEST(RecomputeLayout, PlacesRecomputedBlocksFirst) {
   EXPECT_EQ(tb::engine::recomputeLayout(
                 {RecomputeMode::Layers, 1, tb::model::kAllRecomputeModules}, 3),
             (std::vector<BlockRecompute>{block, lean, lean}));
+}
+
+TEST(RecomputeLayout, TheHeadModuleIsNoBlocksPart) {
+  const BlockRecompute lean{false, tb::model::kBlockRecomputeModules};
+  const RecomputePolicy everything{RecomputeMode::Selective, 0, tb::model::kAllRecomputeModules};
+  EXPECT_EQ(tb::engine::recomputeLayout(everything, 2), (std::vector<BlockRecompute>{lean, lean}));
+  EXPECT_TRUE(tb::engine::rebuildsHead(everything));
+  EXPECT_TRUE(tb::engine::rebuildsHead({RecomputeMode::Layers, 3, tb::model::kOutputHead}));
+  EXPECT_FALSE(tb::engine::rebuildsHead({RecomputeMode::Selective, 0}));
+  EXPECT_FALSE(tb::engine::rebuildsHead({RecomputeMode::Full, 0}));
+}
+
+TEST(RecomputeLayout, ADecoderRefusesAnUnresolvedAuto) {
+  const ModelConfig config = gradientConfig(false);
+  Decoder decoder(config, tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)),
+                  tb::engine::referenceOps(), at::kFloat);
+  EXPECT_THROW(decoder.setRecompute({RecomputeMode::Auto, 0}), std::invalid_argument);
 }
 
 }  // namespace

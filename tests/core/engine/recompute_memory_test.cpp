@@ -95,8 +95,11 @@ void expectPredictedPeaksWithinBounds(bool compile) {
       {RecomputeMode::Selective, 0},
       {RecomputeMode::Full, 0},
       {RecomputeMode::Layers, 1},
+      {RecomputeMode::Selective, 0, tb::model::kBlockRecomputeModules},
+      {RecomputeMode::Layers, 1, tb::model::kNorms | tb::model::kMlpActivation},
+      // The head module: every module, and behind full blocks.
       {RecomputeMode::Selective, 0, tb::model::kAllRecomputeModules},
-      {RecomputeMode::Layers, 1, tb::model::kNorms | tb::model::kMlpActivation}};
+      {RecomputeMode::Layers, 1, tb::model::kOutputHead}};
   std::vector<double> errors;
   for (const auto& model : shapes) {
     for (const auto& policy : policies) {

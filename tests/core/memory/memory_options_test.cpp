@@ -36,11 +36,17 @@ TEST(MemoryOptions, ParsesRecomputePoliciesIncludingLayerCounts) {
             (RecomputePolicy{RecomputeKind::Layers, 2, model::kCoreAttention}));
   EXPECT_EQ(toString(*parseRecompute("layers:2+selective:layernorm")),
             "layers:2+selective:layernorm");
+  EXPECT_EQ(*parseRecompute("selective:head,core_attn"),
+            (RecomputePolicy{RecomputeKind::Selective, 0,
+                             model::kCoreAttention | model::kOutputHead}));
+  EXPECT_EQ(toString(*parseRecompute("layers:6+selective:head,mlp_act")),
+            "layers:6+selective:mlp_act,head");
 }
 
 TEST(MemoryOptions, MalformedLayerCountsAreRefused) {
   for (const char* text : {"layers:", "layers:-1", "layers:2x", "layers:x", "auto", "Full",
                            "selective:", "selective:attn", "selective:mlp_act,mlp_act",
+                           "selective:head,head", "selective:heads",
                            "layers:1+", "none+selective"}) {
     auto policy = parseRecompute(text);
     ASSERT_FALSE(policy.ok()) << text;

@@ -38,7 +38,7 @@ TEST(MemoryPolicy, EachSelectiveModuleSavesAndTheirSavingsAdd) {
     const auto gate =
         test::predict(withPolicy(profile, {RecomputeKind::Selective, 0, model::kMlpActivation}));
     const auto all = test::predict(
-        withPolicy(profile, {RecomputeKind::Selective, 0, model::kAllRecomputeModules}));
+        withPolicy(profile, {RecomputeKind::Selective, 0, model::kBlockRecomputeModules}));
     EXPECT_LT(norms.totalBytes, none.totalBytes) << toString(profile);
     EXPECT_LT(gate.totalBytes, none.totalBytes) << toString(profile);
     EXPECT_LT(all.totalBytes, core.totalBytes) << toString(profile);
@@ -52,8 +52,8 @@ TEST(MemoryPolicy, EachSelectiveModuleSavesAndTheirSavingsAdd) {
 }
 
 TEST(MemoryPolicy, FullBlocksBeforeModuleSetsKeepLessThanEitherAlone) {
-  const RecomputePolicy lean{RecomputeKind::Selective, 0, model::kAllRecomputeModules};
-  const RecomputePolicy mixed{RecomputeKind::Layers, 2, model::kAllRecomputeModules};
+  const RecomputePolicy lean{RecomputeKind::Selective, 0, model::kBlockRecomputeModules};
+  const RecomputePolicy mixed{RecomputeKind::Layers, 2, model::kBlockRecomputeModules};
   const auto leanOnly = test::predict(withPolicy(Profile::Engine, lean));
   const auto layersOnly = test::predict(withPolicy(Profile::Engine, {RecomputeKind::Layers, 2}));
   const auto both = test::predict(withPolicy(Profile::Engine, mixed));
@@ -61,6 +61,44 @@ TEST(MemoryPolicy, FullBlocksBeforeModuleSetsKeepLessThanEitherAlone) {
   EXPECT_LT(both.totalBytes, layersOnly.totalBytes);
   EXPECT_GT(both.timeRatio, layersOnly.timeRatio);
   EXPECT_EQ(toString(mixed), "layers:2+selective:core_attn,layernorm,mlp_act");
+}
+
+TEST(MemoryPolicy, TheHeadModuleChunksTheEnginesLogitsForOneMoreHeadProduct) {
+  const RecomputePolicy head{RecomputeKind::Selective, 0, model::kOutputHead};
+  PredictionInput plain = withPolicy(Profile::Engine, {RecomputeKind::None, 0});
+  PredictionInput rebuilt = withPolicy(Profile::Engine, head);
+  const auto kept = test::predict(plain);
+  const auto chunked = test::predict(rebuilt);
+  EXPECT_LT(chunked.totalBytes, kept.totalBytes);
+  // small: 1024 rows x 4096 logits at 12 bytes, against one 256-row chunk,
+  // the row statistics and the head's two gradients.
+  const double rows = 4 * 256;
+  EXPECT_DOUBLE_EQ(static_cast<double>(kept.breakdown.logits), rows * 4096 * 12);
+  // Once more the head's product (2·V·D per token) over 3·(6 blocks + head).
+  const auto counts = model::parameterCount(plain.model);
+  const double headForward = 2.0 * 4096 * 384;
+  const double block = 2.0 * static_cast<double>(counts - 2 * 4096 * 384 - 384) / 6 +
+                       4.0 * 384 * 256;
+  EXPECT_NEAR(chunked.timeRatio, 1.0 + headForward / (3.0 * (6 * block + headForward)), 1e-9);
+
+  // The compiled step's head is chunked already, and bf16 has no chunked head.
+  plain.compiledStep = rebuilt.compiledStep = true;
+  EXPECT_EQ(test::predict(rebuilt).totalBytes, test::predict(plain).totalBytes);
+  EXPECT_EQ(test::predict(rebuilt).timeRatio, 1.0);
+  plain.compiledStep = rebuilt.compiledStep = false;
+  plain.parallel.dtype = rebuilt.parallel.dtype = DType::Bf16;
+  EXPECT_EQ(test::predict(rebuilt).totalBytes, test::predict(plain).totalBytes);
+}
+
+TEST(MemoryPolicy, ClusterProfilesHaveNoHeadModule) {
+  for (Profile profile : {Profile::Megatron, Profile::DeepSpeed, Profile::Fsdp}) {
+    const auto refused = predictMemory(
+        withPolicy(profile, {RecomputeKind::Layers, 1, model::kCoreAttention | model::kOutputHead}));
+    ASSERT_FALSE(refused.ok()) << toString(profile);
+    EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
+    EXPECT_NE(refused.error().message.find("head module"), std::string::npos)
+        << refused.error().message;
+  }
 }
 
 TEST(MemoryPolicy, LayersKFallsFromNoneToFullAsKGrows) {

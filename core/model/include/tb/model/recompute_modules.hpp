@@ -1,7 +1,8 @@
-// The parts of a decoder block that selective recomputation can rebuild in
-// backward instead of keeping, named as Megatron-Core's `recompute_modules`
-// names them (memory-facts.md §3). The engine runs them and the predictor
-// prices them, so both read the one spelling here.
+// The parts of a decoder that selective recomputation can rebuild in backward
+// instead of keeping: three inside every block, named as Megatron-Core's
+// `recompute_modules` names them (memory-facts.md §3), and the output head,
+// which is this engine's own. The engine runs them and the predictor prices
+// them, so both read the one spelling here.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +18,17 @@ enum RecomputeModule : std::uint8_t {
   kCoreAttention = 1,  ///< core_attn: scores, softmax and attention x V
   kNorms = 2,          ///< layernorm: both RMSNorms, their outputs included
   kMlpActivation = 4,  ///< mlp_act: the SwiGLU gate silu(w1 x) * w3 x
+  /// head: the output head's logits, computed a chunk of rows at a time and
+  /// rebuilt in backward (the engine's plain step; not a block's part, so
+  /// layers:K+selective:head rebuilds it whatever K is)
+  kOutputHead = 8,
 };
 
-/// Every module at once: the block keeps only its matrix products' outputs.
-inline constexpr std::uint8_t kAllRecomputeModules = kCoreAttention | kNorms | kMlpActivation;
+/// The modules inside a block: with all three a block keeps only its matrix
+/// products' outputs.
+inline constexpr std::uint8_t kBlockRecomputeModules = kCoreAttention | kNorms | kMlpActivation;
+/// Every module at once.
+inline constexpr std::uint8_t kAllRecomputeModules = kBlockRecomputeModules | kOutputHead;
 
 /// "core_attn,layernorm,mlp_act" (any non-empty subset, any order) as bits;
 /// BadInput names an unknown or repeated entry.
