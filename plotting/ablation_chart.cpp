@@ -53,32 +53,12 @@ void AblationChart::rebuild() {
     showMessage(tr("No results loaded"));
   }
   legend->setVisible(legend->itemCount() > 0);
-  fitLegend();
+  fitLegend(legend->itemCount());
   applyTheme(*this, theme());
 }
 
-void AblationChart::fitLegend() {
-  // itemCount() counts the grid's cells, and a wrapped grid has empty ones.
-  int entries = 0;
-  int widest = 1;
-  for (int index = 0; index < legend->itemCount(); ++index) {
-    if (const QCPAbstractLegendItem* entry = legend->item(index)) {
-      ++entries;
-      widest = std::max(widest, entry->minimumOuterSizeHint().width());
-    }
-  }
-  if (entries == 0) return;
-  const QMargins margins = legend->margins();
-  const int room = width() - margins.left() - margins.right();
-  const int spacing = legend->columnSpacing();
-  const int columns = std::clamp((room + spacing) / (widest + spacing), 1, entries);
-  if (columns == legend->wrap()) return;
-  legend->setWrap(columns);
-  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-flows the current entries
-}
-
 void AblationChart::resizeEvent(QResizeEvent* event) {
-  fitLegend();
+  fitLegend(legend->itemCount());
   ThemedChart::resizeEvent(event);
 }
 

@@ -65,9 +65,6 @@ class AblationChart : public ThemedChart {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  /// As many legend columns as the widest entry allows at the current width,
-  /// so the legend wraps onto more rows instead of running past the edge.
-  void fitLegend();
 
   tb::bench::AblationResults results_;
   QStringList seriesNames_;

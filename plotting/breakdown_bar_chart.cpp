@@ -19,21 +19,26 @@ constexpr double kBarKey = 1.0;
 
 QString gib(double bytes) { return QString::number(bytes / kGiB, 'f', 1) + QStringLiteral(" GiB"); }
 
+/// Legend entries a row at most, and the narrowest the chart asks to be (one
+/// legend column of the longest term name fits in it).
+constexpr int kLegendColumns = 3;
+constexpr int kNarrowestWidth = 300;
+
 }  // namespace
 
 BreakdownBarChart::BreakdownBarChart(QWidget* parent) : ThemedChart(parent) {
   setObjectName(QStringLiteral("breakdownBarChart"));
   setMouseTracking(true);
   setMinimumHeight(150);
-  // The legend goes in a row of its own below the bar, where it hides nothing.
-  // Three entries a row: the legend's width is the chart's minimum width, and
-  // four ("Framework and allocator" among them) pushed the Memory page past
-  // the default window.
+  // The legend goes in a row of its own below the bar, where it hides nothing:
+  // three entries a row where they fit, fewer where the chart is narrower
+  // (fitLegend). Four ("Framework and allocator" among them) pushed the
+  // Memory page past the default window.
   axisRect()->insetLayout()->take(legend);
   plotLayout()->addElement(1, 0, legend);
   legend->setVisible(true);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setWrap(3);
+  legend->setWrap(kLegendColumns);
   plotLayout()->setRowStretchFactor(1, 0.001);
   installExportMenu(*this, QStringLiteral("memory-breakdown"));
   rebuild();
@@ -95,7 +100,19 @@ void BreakdownBarChart::rebuild() {
     label->setPadding(QMargins(0, 2, 4, 0));
     label->setText(capacityLabel_.isEmpty() ? gib(capacity_) : capacityLabel_);
   }
+  fitLegend(kLegendColumns);
   applyTheme(*this, theme());
+}
+
+QSize BreakdownBarChart::minimumSizeHint() const {
+  QSize hint = ThemedChart::minimumSizeHint();
+  hint.setWidth(std::min(hint.width(), kNarrowestWidth));
+  return hint;
+}
+
+void BreakdownBarChart::resizeEvent(QResizeEvent* event) {
+  fitLegend(kLegendColumns);
+  ThemedChart::resizeEvent(event);
 }
 
 QString BreakdownBarChart::toolTipAt(const QPointF& position) const {

@@ -38,6 +38,14 @@ class BreakdownBarChart : public ThemedChart {
   /// The tooltip text at a widget position, empty when no segment is there.
   [[nodiscard]] QString toolTipAt(const QPointF& position) const override;
 
+  /// The legend's three-column width is not a minimum: a narrower chart
+  /// wraps it onto more rows (fitLegend), so a page with long term names
+  /// never has to scroll sideways for it.
+  [[nodiscard]] QSize minimumSizeHint() const override;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void rebuild() override;
 

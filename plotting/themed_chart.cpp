@@ -4,6 +4,8 @@
 
 #include <QToolTip>
 
+#include <algorithm>
+
 namespace tb::plotting {
 
 ThemedChart::ThemedChart(QWidget* parent)
@@ -17,6 +19,28 @@ void ThemedChart::mouseMoveEvent(QMouseEvent* event) {
   } else {
     QToolTip::showText(event->globalPosition().toPoint(), text, this);
   }
+}
+
+void ThemedChart::fitLegend(int maxColumns) {
+  // itemCount() counts the grid's cells, and a wrapped grid has empty ones.
+  int entries = 0;
+  int widest = 1;
+  for (int index = 0; index < legend->itemCount(); ++index) {
+    if (const QCPAbstractLegendItem* entry = legend->item(index)) {
+      ++entries;
+      widest = std::max(widest, entry->minimumOuterSizeHint().width());
+    }
+  }
+  if (entries == 0) return;
+  const QMargins margins = legend->margins();
+  const int room = width() - margins.left() - margins.right();
+  const int spacing = legend->columnSpacing();
+  const int columns =
+      std::clamp((room + spacing) / (widest + spacing), 1, std::clamp(maxColumns, 1, entries));
+  if (columns == legend->wrap()) return;
+  legend->setWrap(columns);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-flows the current entries
+  updateGeometry();  // the legend's rows are part of the minimum height
 }
 
 void ThemedChart::changeEvent(QEvent* event) {

@@ -24,6 +24,11 @@ class ThemedChart : public QCustomPlot {
   virtual void rebuild() = 0;
   [[nodiscard]] const ChartTheme& theme() const { return theme_; }
 
+  /// As many legend columns (at most `maxColumns`) as the widest entry
+  /// allows at the current width, so the legend wraps onto more rows instead
+  /// of running past the edge. Charts call it after a rebuild and on resize.
+  void fitLegend(int maxColumns);
+
   void changeEvent(QEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
 

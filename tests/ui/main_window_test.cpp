@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -20,7 +21,9 @@
 #include "ui/image/host_panel.h"
 #include "ui/image/image_page.h"
 #include "ui/main_window.h"
+#include "ui/memory/memory_inputs_form.h"
 #include "ui/memory/memory_page.h"
+#include "ui/memory/memory_page_inputs.h"
 #include "ui/optimizations/optimizations_page.h"
 #include "ui/runs/run_form.h"
 #include "ui/runs/runs_page.h"
@@ -119,6 +122,37 @@ class MainWindowTest : public QObject {
                                              .arg(id)
                                              .arg(overflow)));
     }
+  }
+
+  void memoryPageWithLongBreakdownTermsFitsTheDefaultWindow() {
+    // small on a 0.5 GiB card, as a user left it last time: the breakdown
+    // names "Backward workspace" and "Framework and allocator", and a legend
+    // of three such entries a row made the page scroll sideways. The legend
+    // wraps onto more rows instead.
+    {
+      QSettings stored(tb::ui::organizationName(), tb::ui::applicationName());
+      const std::initializer_list<std::pair<const char*, QVariant>> job{
+          {"preset", QStringLiteral("small")}, {"seq", 8192}, {"batch", 1}, {"dp", 1},
+          {"zero", 0}, {"flashAttention", false}, {"dtype", QStringLiteral("fp32")},
+          {"profile", QStringLiteral("engine")}, {"card", tb::ui::customCardName()},
+          {"customGiB", 0.5}};
+      for (const auto& [name, value] : job) {
+        stored.setValue(QStringLiteral("memory/") + QString::fromLatin1(name), value);
+      }
+    }
+    auto window = makeWindow();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    QVERIFY(window->showPage(QStringLiteral("memory")));
+    tb::ui::MemoryPage* page = window->memoryPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy(), 20000);
+    QCOMPARE(page->form()->inputs().preset, QStringLiteral("small"));
+    auto* scroll = window->findChild<QScrollArea*>(QStringLiteral("memoryPageScroll"));
+    QVERIFY(scroll != nullptr);
+    QTest::qWait(100);  // the rebuilt charts' layout settles
+    const int overflow = scroll->widget()->minimumSizeHint().width() - scroll->viewport()->width();
+    QVERIFY2(overflow <= 0,
+             qPrintable(QStringLiteral("the memory page needs %1 px more width").arg(overflow)));
   }
 
   void malformedCatalogLeavesTheCatalogUnchanged() {

@@ -34,6 +34,19 @@ int BreakdownTableModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
+namespace {
+
+/// A share of the card in at most seven characters ("143.1 %", "2793 %",
+/// "> 9999 %"), so a peak far over a small card cannot widen the column past
+/// the page (the value stays exact in ValueRole and in the tool tip's bytes).
+QString shareText(double share) {
+  const double percent = 100.0 * share;
+  if (percent >= 9999.5) return QStringLiteral("> 9999 %");
+  return QString::number(percent, 'f', percent >= 999.95 ? 0 : 1) + QStringLiteral(" %");
+}
+
+}  // namespace
+
 QVariant BreakdownTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const int row = index.row();
@@ -45,9 +58,7 @@ QVariant BreakdownTableModel::data(const QModelIndex& index, int role) const {
       switch (index.column()) {
         case Term: return isTotal ? tr("Total at the peak") : terms_.at(row).name;
         case Size: return formatGiB(bytes);
-        case Share:
-          return capacity_ > 0.0 ? QString::number(100.0 * share, 'f', 1) + QStringLiteral(" %")
-                                 : QString();
+        case Share: return capacity_ > 0.0 ? shareText(share) : QString();
         default: return {};
       }
     case ValueRole:
