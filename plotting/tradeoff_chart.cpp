@@ -17,6 +17,9 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kHoverPixels = 24.0;
+/// Two levels closer than this share of the peak axis have labels that would
+/// overprint (a label is about 5 % of a 300 px axis high).
+constexpr double kCrowdedLevels = 0.06;
 
 QString gib(double bytes) { return QString::number(bytes / kGiB, 'f', 1) + QStringLiteral(" GiB"); }
 
@@ -57,7 +60,7 @@ std::optional<int> TradeoffChart::markedK() const {
   return static_cast<int>(std::lround(marker_->data()->begin()->key));
 }
 
-void TradeoffChart::addLevel(double bytes, const QPen& pen, const QString& text, bool leftBelow) {
+void TradeoffChart::addLevel(double bytes, const QPen& pen, const QString& text, LabelAt at) {
   auto* line = new QCPItemStraightLine(this);
   line->setPen(pen);
   line->point1->setCoords(0.0, bytes / kGiB);
@@ -68,10 +71,11 @@ void TradeoffChart::addLevel(double bytes, const QPen& pen, const QString& text,
   label->position->setAxes(xAxis, yAxis);
   label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
   label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-  label->position->setCoords(leftBelow ? 0.01 : 0.99, bytes / kGiB);
-  label->setPositionAlignment(leftBelow ? Qt::AlignLeft | Qt::AlignTop
-                                        : Qt::AlignRight | Qt::AlignBottom);
-  label->setTextAlignment(leftBelow ? Qt::AlignLeft : Qt::AlignRight);
+  const bool left = at == LabelAt::LeftBelow;
+  label->position->setCoords(left ? 0.01 : 0.99, bytes / kGiB);
+  label->setPositionAlignment((left ? Qt::AlignLeft : Qt::AlignRight) |
+                              (at == LabelAt::RightAbove ? Qt::AlignBottom : Qt::AlignTop));
+  label->setTextAlignment(left ? Qt::AlignLeft : Qt::AlignRight);
   label->setText(text);
 }
 
@@ -110,13 +114,20 @@ void TradeoffChart::rebuild() {
   double high = peaks.isEmpty() ? 1.0 : *std::max_element(peaks.cbegin(), peaks.cend());
   double slowest = times.isEmpty() ? 1.0 : *std::max_element(times.cbegin(), times.cend());
   if (data_.budgetBytes > 0.0) {
-    addLevel(data_.budgetBytes, QPen(budgetColor, 2), tr("budget %1").arg(gib(data_.budgetBytes)));
+    addLevel(data_.budgetBytes, QPen(budgetColor, 2), tr("budget %1").arg(gib(data_.budgetBytes)),
+             LabelAt::RightAbove);
     low = std::min(low, data_.budgetBytes / kGiB);
     high = std::max(high, data_.budgetBytes / kGiB);
   }
   if (data_.usableBytes > 0.0 && data_.usableBytes < data_.budgetBytes) {
+    // Above its line like the budget's, unless the two lines are a few
+    // pixels apart (a curve spanning far more than the card): then below it,
+    // where the two labels cannot overprint.
+    const double gap = (data_.budgetBytes - data_.usableBytes) / kGiB;
+    const bool crowded = gap < kCrowdedLevels * std::max(high - low, gap);
     addLevel(data_.usableBytes, QPen(budgetColor, 1, Qt::DotLine),
-             tr("less margin %1").arg(gib(data_.usableBytes)));
+             tr("less margin %1").arg(gib(data_.usableBytes)),
+             crowded ? LabelAt::RightBelow : LabelAt::RightAbove);
     low = std::min(low, data_.usableBytes / kGiB);
   }
   if (data_.selective) {
@@ -130,7 +141,7 @@ void TradeoffChart::rebuild() {
     addLevel(data_.selective->peakBytes,
              QPen(data_.selectiveRecommended ? markColor : theme().foreground,
                   data_.selectiveRecommended ? 2 : 1, Qt::DashDotLine),
-             text, true);
+             text, LabelAt::LeftBelow);
     low = std::min(low, data_.selective->peakBytes / kGiB);
     high = std::max(high, data_.selective->peakBytes / kGiB);
     slowest = std::max(slowest, data_.selective->timeRatio);

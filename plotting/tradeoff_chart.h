@@ -54,9 +54,10 @@ class TradeoffChart : public ThemedChart {
 
  private:
   void rebuild() override;
-  /// A horizontal line at `bytes` labelled at the right above it, or at the
-  /// left below it.
-  void addLevel(double bytes, const QPen& pen, const QString& text, bool leftBelow = false);
+  /// Where a level's label sits against its line.
+  enum class LabelAt { RightAbove, RightBelow, LeftBelow };
+  /// A horizontal line at `bytes` labelled `text` where `at` says.
+  void addLevel(double bytes, const QPen& pen, const QString& text, LabelAt at);
 
   TradeoffData data_;
   QCPGraph* peak_ = nullptr;

@@ -166,6 +166,30 @@ class MemoryPageTest : public QObject {
     QVERIFY(!page_->tradeoffChart()->markedK().has_value());
   }
 
+  void marginLabelMovesBelowItsLineWhenTheLevelsCrowd() {
+    // The budget's label sits above its line; so does the margin's, unless
+    // the two lines are too close for two labels (0.5 GiB against a curve
+    // reaching 14 GiB), where it goes below its own line instead.
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    tb::plotting::TradeoffChart chart;
+    const auto marginLabelAlignment = [&chart](double budget, double usable) {
+      tb::plotting::TradeoffData data;
+      for (int k = 0; k <= 6; ++k) data.curve.append({k, (14.0 - 1.5 * k) * kGiB, 1.0 + 0.05 * k});
+      data.budgetBytes = budget * kGiB;
+      data.usableBytes = usable * kGiB;
+      chart.setData(data);
+      for (int i = 0; i < chart.itemCount(); ++i) {
+        const auto* text = qobject_cast<QCPItemText*>(chart.item(i));
+        if (text != nullptr && text->text().startsWith(QStringLiteral("less margin"))) {
+          return text->positionAlignment();
+        }
+      }
+      return Qt::Alignment();
+    };
+    QVERIFY(marginLabelAlignment(0.5, 0.475).testFlag(Qt::AlignTop));
+    QVERIFY(marginLabelAlignment(10.0, 8.0).testFlag(Qt::AlignBottom));
+  }
+
   void customShapeFlowsIntoThePrediction() {
     tb::ui::MemoryPageInputs in = llamaOnH100();
     in.layers = 16;
