@@ -30,7 +30,7 @@ inline constexpr std::uint8_t kBlockRecomputeModules = kCoreAttention | kNorms |
 /// Every module at once.
 inline constexpr std::uint8_t kAllRecomputeModules = kBlockRecomputeModules | kOutputHead;
 
-/// "core_attn,layernorm,mlp_act" (any non-empty subset, any order) as bits;
+/// "core_attn,layernorm,mlp_act,head" (any non-empty subset, any order) as bits;
 /// BadInput names an unknown or repeated entry.
 [[nodiscard]] Expected<std::uint8_t> parseRecomputeModules(std::string_view list);
 
