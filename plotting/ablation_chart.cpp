@@ -4,7 +4,7 @@
 // stale colours behind.
 #include "plotting/ablation_charts.h"
 
-#include <algorithm>
+#include <limits>
 
 #include "plotting/ablation_series.h"
 #include "plotting/chart_context_menu.h"
@@ -19,6 +19,7 @@ AblationChart::AblationChart(const QString& exportName, QWidget* parent) : Theme
   plotLayout()->addElement(1, 0, legend);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(3);
+  setLegendColumnLimit(std::numeric_limits<int>::max());  // as many as fit
   legend->setMargins(QMargins(6, 2, 6, 2));
   plotLayout()->setRowStretchFactor(1, 0.001);
   installExportMenu(*this, exportName);
@@ -53,13 +54,8 @@ void AblationChart::rebuild() {
     showMessage(tr("No results loaded"));
   }
   legend->setVisible(legend->itemCount() > 0);
-  fitLegend(legend->itemCount());
+  fitLegend();
   applyTheme(*this, theme());
-}
-
-void AblationChart::resizeEvent(QResizeEvent* event) {
-  fitLegend(legend->itemCount());
-  ThemedChart::resizeEvent(event);
 }
 
 void AblationChart::useChainAxis() {

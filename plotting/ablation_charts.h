@@ -62,10 +62,8 @@ class AblationChart : public ThemedChart {
   /// The entry of `bars` whose QCPBars rectangle is under `position`, or nullptr.
   [[nodiscard]] const AblationBar* barAt(const QVector<AblationBar>& bars,
                                          const QPointF& position) const;
-  void resizeEvent(QResizeEvent* event) override;
 
  private:
-
   tb::bench::AblationResults results_;
   QStringList seriesNames_;
 };

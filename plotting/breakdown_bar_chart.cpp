@@ -39,6 +39,7 @@ BreakdownBarChart::BreakdownBarChart(QWidget* parent) : ThemedChart(parent) {
   legend->setVisible(true);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(kLegendColumns);
+  setLegendColumnLimit(kLegendColumns);
   plotLayout()->setRowStretchFactor(1, 0.001);
   installExportMenu(*this, QStringLiteral("memory-breakdown"));
   rebuild();
@@ -100,7 +101,7 @@ void BreakdownBarChart::rebuild() {
     label->setPadding(QMargins(0, 2, 4, 0));
     label->setText(capacityLabel_.isEmpty() ? gib(capacity_) : capacityLabel_);
   }
-  fitLegend(kLegendColumns);
+  fitLegend();
   applyTheme(*this, theme());
 }
 
@@ -108,11 +109,6 @@ QSize BreakdownBarChart::minimumSizeHint() const {
   QSize hint = ThemedChart::minimumSizeHint();
   hint.setWidth(std::min(hint.width(), kNarrowestWidth));
   return hint;
-}
-
-void BreakdownBarChart::resizeEvent(QResizeEvent* event) {
-  fitLegend(kLegendColumns);
-  ThemedChart::resizeEvent(event);
 }
 
 QString BreakdownBarChart::toolTipAt(const QPointF& position) const {

@@ -43,9 +43,6 @@ class BreakdownBarChart : public ThemedChart {
   /// never has to scroll sideways for it.
   [[nodiscard]] QSize minimumSizeHint() const override;
 
- protected:
-  void resizeEvent(QResizeEvent* event) override;
-
  private:
   void rebuild() override;
 

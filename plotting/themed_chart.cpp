@@ -21,7 +21,18 @@ void ThemedChart::mouseMoveEvent(QMouseEvent* event) {
   }
 }
 
-void ThemedChart::fitLegend(int maxColumns) {
+void ThemedChart::setLegendColumnLimit(int maxColumns) {
+  legendColumnLimit_ = std::max(maxColumns, 1);
+  fitLegend();
+}
+
+void ThemedChart::resizeEvent(QResizeEvent* event) {
+  fitLegend();
+  QCustomPlot::resizeEvent(event);
+}
+
+void ThemedChart::fitLegend() {
+  if (legendColumnLimit_ == 0) return;
   // itemCount() counts the grid's cells, and a wrapped grid has empty ones.
   int entries = 0;
   int widest = 1;
@@ -36,7 +47,7 @@ void ThemedChart::fitLegend(int maxColumns) {
   const int room = width() - margins.left() - margins.right();
   const int spacing = legend->columnSpacing();
   const int columns =
-      std::clamp((room + spacing) / (widest + spacing), 1, std::clamp(maxColumns, 1, entries));
+      std::clamp((room + spacing) / (widest + spacing), 1, std::min(legendColumnLimit_, entries));
   if (columns == legend->wrap()) return;
   legend->setWrap(columns);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-flows the current entries

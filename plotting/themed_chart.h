@@ -24,16 +24,21 @@ class ThemedChart : public QCustomPlot {
   virtual void rebuild() = 0;
   [[nodiscard]] const ChartTheme& theme() const { return theme_; }
 
-  /// As many legend columns (at most `maxColumns`) as the widest entry
-  /// allows at the current width, so the legend wraps onto more rows instead
-  /// of running past the edge. Charts call it after a rebuild and on resize.
-  void fitLegend(int maxColumns);
+  /// From now on the legend takes as many columns (at most `maxColumns`) as
+  /// its widest entry allows at the chart's width, wrapping onto more rows
+  /// instead of running past the edge; refitted on every resize.
+  void setLegendColumnLimit(int maxColumns);
+  /// Refits the legend to the limit (after a rebuild changed its entries);
+  /// nothing without a limit.
+  void fitLegend();
 
   void changeEvent(QEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   ChartTheme theme_;
+  int legendColumnLimit_ = 0;  ///< 0: the chart sets its legend's wrap itself
 };
 
 }  // namespace tb::plotting

@@ -22,10 +22,8 @@ bool usesCompiledStep(Profile profile, const ParallelConfig& parallel, bool comp
   return compile && profile == Profile::Engine && parallel.dtype == DType::Fp32;
 }
 
-bool rebuildsPlainHead(const RecomputePolicy& policy, Profile profile,
-                       const ParallelConfig& parallel, bool compile) {
-  return (selectiveModules(policy) & model::kOutputHead) != 0 && profile == Profile::Engine &&
-         parallel.dtype == DType::Fp32 && !compile;
+bool headModuleChangesStep(Profile profile, const ParallelConfig& parallel, bool compile) {
+  return profile == Profile::Engine && parallel.dtype == DType::Fp32 && !compile;
 }
 
 BlockBytes compiledBlockBytes(const model::ModelConfig& model, const ParallelConfig& parallel) {

@@ -59,11 +59,11 @@ struct BlockBytes {
 /// and, for the `head` module, fused::headLossRebuiltInBackward).
 inline constexpr std::int64_t kHeadChunkRows = 256;
 
-/// Whether the `head` module changes the engine's plain step: float32 (the
-/// chunked head's only dtype) and not the compiled step, whose fused head is
-/// chunked already.
-[[nodiscard]] bool rebuildsPlainHead(const RecomputePolicy& policy, Profile profile,
-                                     const ParallelConfig& parallel, bool compile);
+/// Whether the `head` module changes the step: only the engine's plain
+/// float32 step (the chunked head's only dtype; the compiled step's fused
+/// head is chunked already).
+[[nodiscard]] bool headModuleChangesStep(Profile profile, const ParallelConfig& parallel,
+                                         bool compile);
 
 /// Whether `input`'s step is the engine's compiled step: --compile on, the
 /// engine profile, float32 (the fused kernels' only dtype; otherwise every

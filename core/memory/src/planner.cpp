@@ -78,8 +78,7 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   // The head module is offered where it changes something (the engine's plain
   // float32 step); elsewhere it would only repeat every candidate.
   const std::uint8_t lastModules =
-      detail::rebuildsPlainHead({RecomputeKind::Selective, 0, model::kOutputHead},
-                                input.profile, input.parallel, input.compiledStep)
+      detail::headModuleChangesStep(input.profile, input.parallel, input.compiledStep)
           ? model::kAllRecomputeModules
           : model::kBlockRecomputeModules;
   for (std::uint8_t modules = 1; modules <= lastModules; ++modules) {

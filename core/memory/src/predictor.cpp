@@ -35,6 +35,13 @@ bool recomputesBlock(const RecomputePolicy& policy, std::int64_t layer) {
          (policy.kind == RecomputeKind::Layers && layer < policy.layers);
 }
 
+/// The `head` module asked for where it changes the step (the plain head's
+/// logits become one chunk; one more head product).
+bool rebuildsPlainHead(const PredictionInput& input) {
+  return (selectiveModules(input.recompute) & model::kOutputHead) != 0 &&
+         detail::headModuleChangesStep(input.profile, input.parallel, input.compiledStep);
+}
+
 double storedBytes(const RecomputePolicy& policy, const BlockBytes& block, std::int64_t layer) {
   if (recomputesBlock(policy, layer)) return block.checkpoint;
   const std::uint8_t modules = selectiveModules(policy);
@@ -112,8 +119,7 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
     const double edge = compiled ? detail::compiledEdgeActivationBytes(m, p)
                                  : detail::edgeActivationBytes(m, p, input.profile);
     head.breakdown.activations = bytes(othersInFlight + storedSum + edge);
-    const bool chunkedHead =
-        compiled || detail::rebuildsPlainHead(input.recompute, input.profile, p, compiled);
+    const bool chunkedHead = compiled || rebuildsPlainHead(input);
     head.breakdown.logits = bytes(chunkedHead ? detail::chunkedHeadBytes(m, p)
                                               : detail::logitsBytes(m, p, input.profile));
     // The engine's head gradients are born after the logits' temporaries die.
@@ -256,9 +262,7 @@ double relativeStepTime(const PredictionInput& input) {
   if ((modules & model::kMlpActivation) != 0) perBlock += gateForward;
   // The rebuilt head runs its product once more; the compiled step's fused
   // head is chunked already and forms its gradients in forward.
-  const bool headAgain = input.parallel.pp == 1 &&
-                         detail::rebuildsPlainHead(input.recompute, input.profile,
-                                                   input.parallel, input.compiledStep);
+  const bool headAgain = input.parallel.pp == 1 && rebuildsPlainHead(input);
   const double extra = static_cast<double>(full) * blockForward +
                        static_cast<double>(stageLayers - full) * perBlock +
                        (headAgain ? headForward : 0.0);
