@@ -13,8 +13,10 @@ packages=(
   # threaded OpenBLAS (without it LibTorch falls back to the reference BLAS)
   libtorch-dev libgloo-dev libopenblas0-pthread
   # the tuned runtime's matrix products: oneDNN called directly on the tensors'
-  # memory (LibTorch's own mkldnn_linear copies into oneDNN's layout each call)
-  libdnnl-dev
+  # memory (LibTorch's own mkldnn_linear copies into oneDNN's layout each call);
+  # Debian's oneDNN is built with its OpenCL GPU runtime, so its CMake package
+  # needs the OpenCL headers and loader, which it only recommends
+  libdnnl-dev ocl-icd-opencl-dev
   # the fused kernels' AVX2 and AVX-512 builds: ATen's vector types call SLEEF
   # for exp and friends at those widths
   libsleef-dev
