@@ -2,4 +2,7 @@
 // be tested and reused; this file only hands over the command line.
 #include "tb/cli/cli_app.hpp"
 
-int main(int argc, char** argv) { return tb::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  tb::cli::allowRestart(argv);
+  return tb::cli::run(argc, argv);
+}

@@ -9,7 +9,8 @@
 namespace tb::cli::test {
 
 CliRun runCli(const std::vector<std::string>& args,
-              const std::map<std::string, std::string>& environment) {
+              const std::map<std::string, std::string>& environment,
+              const std::vector<std::string>& unset) {
   std::vector<std::string> argv{TRAINBENCH_EXE};
   argv.insert(argv.end(), args.begin(), args.end());
 
@@ -22,6 +23,7 @@ CliRun runCli(const std::vector<std::string>& args,
       {"LC_ALL", "C"},
   };
   for (const auto& [name, value] : environment) options.environment[name] = value;
+  options.unsetEnvironment = unset;
 
   CliRun run;
   auto result = runProcess(argv, options);

@@ -19,9 +19,11 @@ struct CliRun {
   std::string err;
 };
 
-/// Runs `trainbench args...`; `environment` is laid over the hermetic one.
+/// Runs `trainbench args...`; `environment` is laid over the hermetic one and
+/// the variables named in `unset` are removed from it.
 CliRun runCli(const std::vector<std::string>& args,
-              const std::map<std::string, std::string>& environment = {});
+              const std::map<std::string, std::string>& environment = {},
+              const std::vector<std::string>& unset = {});
 
 /// A file under tests/data/cli/.
 std::string fixture(const std::string& name);

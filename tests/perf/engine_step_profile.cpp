@@ -40,6 +40,7 @@
 #include "adamw.hpp"
 #include "decoder.hpp"
 #include "decoder_ops.hpp"
+#include "tb/engine/blas_kernels.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/engine/trainer.hpp"
 #include "tb/common/host_cores.hpp"
@@ -202,6 +203,8 @@ int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace tb::engine;
+  // The products below are timed on the kernels trainbench itself would use.
+  tb::engine::restartWithBlasKernelsForThisCpu(argv);
   const auto preset = tb::model::findPreset(textFlag(argc, argv, "--model", "small"));
   if (!preset) {
     std::fprintf(stderr, "engine_step_profile: %s\n", preset.error().message.c_str());

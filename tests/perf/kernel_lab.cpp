@@ -24,6 +24,7 @@
 #include "fused/fused_ops.hpp"
 #include "matmul_path.hpp"
 #include "ops/ops.hpp"
+#include "tb/engine/blas_kernels.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/model/model_config.hpp"
 #include "tb/common/host_cores.hpp"
@@ -207,6 +208,8 @@ Row optimizerRow(const tb::model::ModelConfig& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The products below are timed on the kernels trainbench itself would use.
+  tb::engine::restartWithBlasKernelsForThisCpu(argv);
   int threads = tb::physicalCoreCount();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];

@@ -13,6 +13,10 @@
 #include "command.hpp"
 #include "exit_codes.hpp"
 
+#if TB_HAVE_ENGINE
+#include "tb/engine/blas_kernels.hpp"
+#endif
+
 namespace tb::cli {
 namespace {
 
@@ -67,6 +71,18 @@ std::string commandNames(const CLI::App& app) {
 }
 
 }  // namespace
+
+namespace {
+char** restartArguments = nullptr;  ///< main()'s argv once allowRestart was called
+}  // namespace
+
+void allowRestart(char** argv) { restartArguments = argv; }
+
+void restartForBlasKernelsIfAllowed() {
+#if TB_HAVE_ENGINE
+  if (restartArguments != nullptr) engine::restartWithBlasKernelsForThisCpu(restartArguments);
+#endif
+}
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"TrainBench: will a training-nv-pytorch image run here, and how to use it well.",

@@ -48,6 +48,12 @@ class CommandContext {
   std::ostream& err_;
 };
 
+/// Replaces the process with a fresh start on OpenBLAS's kernels for this CPU
+/// when main() allowed it (allowRestart) and the library fell back to its
+/// generic ones; returns otherwise. For commands that multiply, before they
+/// write anything.
+void restartForBlasKernelsIfAllowed();
+
 /// Runs a parsed command and returns its exit code.
 using CommandAction = std::function<int(const CommandContext&)>;
 

@@ -121,6 +121,9 @@ int runRun(const CommandContext& context, const RunOptions& options) {
                                   "--events - and --json both write to stdout; give --events a "
                                   "file or drop --json"));
   }
+  // After the checks that need no tensors, so that bad input is refused
+  // without a second start; before the events file or anything else is written.
+  restartForBlasKernelsIfAllowed();
   std::shared_ptr<std::ofstream> eventsFile;
   auto sink = openEvents(options.events, context.out(), eventsFile);
   if (!sink) {

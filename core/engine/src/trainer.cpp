@@ -24,6 +24,7 @@
 #include "tracking_allocator.hpp"
 #include "training_loop.hpp"
 #include "tb/common/host_cores.hpp"
+#include "tb/engine/blas_kernels.hpp"
 
 namespace tb::engine {
 namespace {
@@ -95,6 +96,7 @@ nlohmann::json configToJson(const RunConfig& config, HostThreads threads) {
           {"seed", config.seed},
           {"threads", threads.intraOp},
           {"blas_threads", threads.blas},
+          {"blas_core", blasCoreName()},
           {"memory_budget", config.memoryBudgetBytes},
           {"recompute", toString(config.recompute)},
           {"data", {{"kind", kDataNames[static_cast<int>(config.data.kind)]},

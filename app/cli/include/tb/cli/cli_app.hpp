@@ -14,4 +14,10 @@ int run(int argc, const char* const* argv, std::ostream& out = std::cout,
 /// Same as above, for main()'s argv type.
 inline int run(int argc, char** argv) { return run(argc, static_cast<const char* const*>(argv)); }
 
+/// For main() only, before run(): lets `trainbench run` start the process
+/// again with OpenBLAS's kernels for this CPU where the library fell back to
+/// its generic ones (tb/engine/blas_kernels.hpp). The CLI driven in process,
+/// as tests drive it, never replaces its process, since nothing calls this.
+void allowRestart(char** argv);
+
 }  // namespace tb::cli

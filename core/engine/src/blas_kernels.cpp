@@ -1,0 +1,57 @@
+#include "tb/engine/blas_kernels.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace tb::engine {
+
+VectorFeatures cpuVectorFeatures() {
+  VectorFeatures features;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // libgcc's checks include the operating system's side (XGETBV): a CPU with
+  // AVX-512 under a kernel that does not save its registers reports none.
+  __builtin_cpu_init();
+  features.avx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  features.avx512 = features.avx2Fma && __builtin_cpu_supports("avx512f") &&
+                    __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+  return features;
+}
+
+std::optional<std::string> betterBlasCore(std::string_view detected, const VectorFeatures& cpu) {
+  // OpenBLAS names its fallback "Prescott"; a real Prescott has neither set
+  // below, so it keeps it.
+  if (detected != "Prescott") return std::nullopt;
+  if (cpu.avx512) return "SkylakeX";
+  if (cpu.avx2Fma) return "Haswell";
+  return std::nullopt;
+}
+
+std::string blasCoreName() {
+  // Looked up, not linked: the engine links LibTorch, whose BLAS may be MKL
+  // or none (host_runtime.cpp does the same for the thread pool).
+  using CoreName = char* (*)();
+  const auto coreName = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = coreName != nullptr ? coreName() : nullptr;
+  return name != nullptr ? std::string(name) : std::string();
+}
+
+void restartWithBlasKernelsForThisCpu(char** argv) {
+  // A family the user asked for, or the one set before the restart, stands:
+  // this also ends the recursion.
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
+  const auto core = betterBlasCore(blasCoreName(), cpuVectorFeatures());
+  if (!core) return;
+  if (setenv("OPENBLAS_CORETYPE", core->c_str(), 0) != 0) return;
+  // /proc/self/exe, not argv[0]: the same binary even when argv[0] is a bare
+  // name found on PATH or a path relative to a directory since left.
+  execv("/proc/self/exe", argv);
+  // Only reached when the exec failed; go on with the library's choice, but
+  // leave the variable unset so that child processes decide for themselves.
+  unsetenv("OPENBLAS_CORETYPE");
+}
+
+}  // namespace tb::engine
