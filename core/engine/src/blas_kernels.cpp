@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdlib>
 
 namespace tb::engine {
@@ -45,10 +47,15 @@ void restartWithBlasKernelsForThisCpu(char** argv) {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
   const auto core = betterBlasCore(blasCoreName(), cpuVectorFeatures());
   if (!core) return;
+  // The binary /proc/self/exe points at, not argv[0]: the same file even when
+  // argv[0] is a bare name found on PATH or a path relative to a directory
+  // since left. Its real path, not the link itself, so that ps and top still
+  // name the process after it rather than "exe".
+  std::array<char, 4096> self{};
+  const ssize_t length = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (length <= 0 || static_cast<std::size_t>(length) >= self.size() - 1) return;
   if (setenv("OPENBLAS_CORETYPE", core->c_str(), 0) != 0) return;
-  // /proc/self/exe, not argv[0]: the same binary even when argv[0] is a bare
-  // name found on PATH or a path relative to a directory since left.
-  execv("/proc/self/exe", argv);
+  execv(self.data(), argv);
   // Only reached when the exec failed; go on with the library's choice, but
   // leave the variable unset so that child processes decide for themselves.
   unsetenv("OPENBLAS_CORETYPE");
