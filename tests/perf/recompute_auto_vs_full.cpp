@@ -6,19 +6,34 @@
 // machine load hits both alike, and prints a Markdown table of medians.
 //
 //   recompute_auto_vs_full [--binary PATH] [--fraction 0.7] [--repeats 3]
-//                          [--steps 6] [--threads N] [MODEL-FLAGS...]
+//                          [--steps 6] [--threads N] [--in-process] [MODEL-FLAGS...]
 //
 // MODEL-FLAGS (default: --model small) are passed to trainbench unchanged.
+//
+// --in-process runs every run in this process through tb::engine::runTraining
+// instead, under the same budget and tracking allocator. On a VM whose speed
+// drifts between runs this is the steadier measure: the start-up matmul probe
+// runs once, so every run computes on the same path and threads (a probe
+// misled by a noisy neighbour once put a child run on one thread), and with
+// no process start-up the two policies alternate within seconds. MODEL-FLAGS
+// are then --model and --batch only.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "tb/common/subprocess.hpp"
+
+#if TB_HAVE_ENGINE
+#include "tb/engine/blas_kernels.hpp"
+#include "tb/engine/trainer.hpp"
+#include "tb/model/model_config.hpp"
+#endif
 
 namespace {
 
@@ -28,6 +43,7 @@ struct Options {
   int repeats = 3;
   std::string steps = "6";
   std::string threads = "0";
+  bool inProcess = false;
   std::vector<std::string> modelFlags;
 };
 
@@ -46,6 +62,14 @@ Options parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--in-process") {
+#if TB_HAVE_ENGINE
+      options.inProcess = true;
+      continue;
+#else
+      usage("--in-process needs the training engine, which this build has not");
+#endif
+    }
     if (i + 1 >= argc) usage(flag + " needs a value");
     const std::string value = argv[++i];
     if (flag == "--binary") {
@@ -70,7 +94,49 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
+#if TB_HAVE_ENGINE
+Run trainInProcess(const Options& options, const std::string& policy, const std::string& budget) {
+  using namespace tb::engine;
+  std::string model = "small";
+  std::int64_t batch = 0;  // 0: the preset's own
+  for (std::size_t i = 0; i + 1 < options.modelFlags.size(); i += 2) {
+    const std::string& flag = options.modelFlags[i];
+    if (flag == "--model") {
+      model = options.modelFlags[i + 1];
+    } else if (flag == "--batch") {
+      batch = std::atoll(options.modelFlags[i + 1].c_str());
+      if (batch < 1) usage("--batch: '" + options.modelFlags[i + 1] + "' is not a positive count");
+    } else {
+      usage("--in-process takes --model and --batch only, not " + flag);
+    }
+  }
+  const auto preset = tb::model::findPreset(model);
+  if (!preset) usage(preset.error().message);
+  RunConfig config;
+  config.model = *preset;
+  if (batch > 0) config.model.batch = batch;
+  config.steps = std::atoll(options.steps.c_str());
+  config.threads = std::atoi(options.threads.c_str());
+  config.memoryBudgetBytes = budget.empty() ? 0 : std::stoull(budget);
+  const auto recompute = parseRecomputePolicy(policy);
+  if (!recompute) usage(recompute.error().message);
+  config.recompute = *recompute;
+  config.runDir = std::filesystem::temp_directory_path() / "tb_recompute_auto_vs_full";
+  std::filesystem::remove_all(config.runDir);
+  const auto summary = runTraining(config);
+  std::filesystem::remove_all(config.runDir);
+  if (!summary) usage("--recompute " + policy + ": " + summary.error().message);
+  if (summary->status != RunStatus::Completed) {
+    usage("--recompute " + policy + " did not complete: " + summary->message);
+  }
+  return {summary->recompute, summary->tokensPerSecond, static_cast<double>(summary->peakBytes)};
+}
+#endif
+
 Run train(const Options& options, const std::string& policy, const std::string& budget) {
+#if TB_HAVE_ENGINE
+  if (options.inProcess) return trainInProcess(options, policy, budget);
+#endif
   std::vector<std::string> argv{options.binary, "run", "--steps", options.steps, "--threads",
                                 options.threads, "--recompute", policy, "--json"};
   argv.insert(argv.end(), options.modelFlags.begin(), options.modelFlags.end());
@@ -98,6 +164,10 @@ double median(std::vector<double> values) {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
+#if TB_HAVE_ENGINE
+  // trainbench run does the same for the child runs.
+  if (options.inProcess) tb::engine::restartWithBlasKernelsForThisCpu(argv);
+#endif
   const Run none = train(options, "none", "");
   const auto budget = static_cast<unsigned long long>(none.peakBytes * options.fraction);
   const std::string budgetText = std::to_string(budget);

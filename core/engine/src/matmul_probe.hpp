@@ -41,12 +41,13 @@ struct MatmulChoice {
 /// float32 on a GPU.
 [[nodiscard]] MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats);
 
-/// Times `path` on the products of one step of `model`: x [batch·seq, in] ·
-/// W[out, in]ᵀ for every projection, the SwiGLU matrices and the head, with
-/// both gradients, each shape weighted by how often a step runs it; best of
-/// `repeats` after a warm-up.
-[[nodiscard]] double probeModelProducts(const MatmulPath& path, const ModelConfig& model,
-                                        int repeats);
+/// Times each of `paths` on the products of one step of `model`: x
+/// [batch·seq, in] · W[out, in]ᵀ for every projection, the SwiGLU matrices and
+/// the head, with both gradients, each shape weighted by how often a step runs
+/// it. The paths alternate pass by pass; each rate is the best of `repeats`
+/// after a warm-up, in the order of `paths`.
+[[nodiscard]] std::vector<double> probeModelProducts(const std::vector<const MatmulPath*>& paths,
+                                                     const ModelConfig& model, int repeats);
 
 /// On the CPU, probes ATen and oneDNN on the model's products; `pickFastest`
 /// (the tuned runtime's matmul switch) takes the faster, otherwise ATen.
