@@ -20,6 +20,8 @@
 namespace tb::cli {
 namespace {
 
+char** restartArguments = nullptr;  ///< main()'s argv once allowRestart was called
+
 // One line per command; later commands (run, memory, plan, ...) add theirs.
 constexpr std::array<CommandRegistrar, 10> kCommands = {
     &registerImagesCommand,
@@ -70,10 +72,6 @@ std::string commandNames(const CLI::App& app) {
   return names;
 }
 
-}  // namespace
-
-namespace {
-char** restartArguments = nullptr;  ///< main()'s argv once allowRestart was called
 }  // namespace
 
 void allowRestart(char** argv) { restartArguments = argv; }

@@ -36,12 +36,13 @@ struct VectorFeatures {
 /// when LibTorch's BLAS is not OpenBLAS.
 [[nodiscard]] std::string blasCoreName();
 
-/// For an executable's main(), before anything else runs: when OPENBLAS_CORETYPE
-/// is unset and betterBlasCore names a family, sets the variable and replaces
-/// this process with a fresh start of the same executable and arguments.
-/// Returns when nothing needs doing, or when the restart failed (the process
-/// then goes on with the library's choice). Never call it from a library or a
-/// test: it replaces the whole process.
+/// When OPENBLAS_CORETYPE is unset and betterBlasCore names a family, sets the
+/// variable and replaces this process with a fresh start of the same
+/// executable and `argv` (main()'s own). Returns when nothing needs doing, or
+/// when the restart failed (the process then goes on with the library's
+/// choice). Only for a process that may start over, before it has written
+/// anything: `trainbench run` (tb::cli::allowRestart) and the benchmark
+/// programs' main(). Never from a library or a test.
 void restartWithBlasKernelsForThisCpu(char** argv);
 
 }  // namespace tb::engine
