@@ -108,7 +108,8 @@ std::vector<double> probeModelProducts(const std::vector<const MatmulPath*>& pat
   // The paths take turns, one pass over the step's products each, so that a
   // slow spell of the machine (a neighbour on a shared host) falls on every
   // path alike instead of deciding the race. Timing each path's repeats
-  // together once put a run on the slower path, at 1.75x the step time.
+  // together put 3 of about 40 runs of `small` on the slower path, one of
+  // them at 1.3-1.7x the step time of its other runs (docs/PERF.md).
   std::vector<double> best(paths.size(), 0.0);
   for (int i = 0; i < repeats; ++i) {
     for (std::size_t p = 0; p < paths.size(); ++p) {
