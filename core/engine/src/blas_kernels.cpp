@@ -1,11 +1,12 @@
 #include "tb/engine/blas_kernels.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstddef>
 #include <cstdlib>
+
+#include "blas_symbol.hpp"
 
 namespace tb::engine {
 
@@ -33,10 +34,8 @@ std::optional<std::string> betterBlasCore(std::string_view detected, const Vecto
 }
 
 std::string blasCoreName() {
-  // Looked up, not linked: the engine links LibTorch, whose BLAS may be MKL
-  // or none (host_runtime.cpp does the same for the thread pool).
   using CoreName = char* (*)();
-  const auto coreName = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const auto coreName = blasSymbol<CoreName>("openblas_get_corename");
   const char* name = coreName != nullptr ? coreName() : nullptr;
   return name != nullptr ? std::string(name) : std::string();
 }

@@ -1,13 +1,11 @@
-// The BLAS entry points are looked up at run time rather than linked: the
-// engine links LibTorch, not a BLAS, and must build against LibTorch packages
-// that bring MKL or no BLAS of their own (upstream CUDA builds).
 #include "host_runtime.hpp"
 
-#include <dlfcn.h>
-
+#include <cstdlib>  // any C library header: on glibc it defines __GLIBC__
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+
+#include "blas_symbol.hpp"
 
 namespace tb::engine {
 namespace {
@@ -15,21 +13,15 @@ namespace {
 using SetThreads = void (*)(int);
 using GetThreads = int (*)();
 
-template <typename Function>
-Function lookup(const char* symbol) {
-  // RTLD_DEFAULT: the global scope, where LibTorch's own BLAS dependency sits.
-  return reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, symbol));
-}
-
 /// OpenBLAS built with pthreads has its own pool; built with OpenMP it shares
 /// LibTorch's and must not be touched separately (openblas_get_parallel: 1 =
 /// pthreads, 2 = OpenMP).
 bool hasOwnPool() {
   static const bool own = [] {
-    const auto parallel = lookup<GetThreads>("openblas_get_parallel");
+    const auto parallel = blasSymbol<GetThreads>("openblas_get_parallel");
     return parallel != nullptr && parallel() == 1 &&
-           lookup<SetThreads>("openblas_set_num_threads") != nullptr &&
-           lookup<GetThreads>("openblas_get_num_threads") != nullptr;
+           blasSymbol<SetThreads>("openblas_set_num_threads") != nullptr &&
+           blasSymbol<GetThreads>("openblas_get_num_threads") != nullptr;
   }();
   return own;
 }
@@ -37,12 +29,12 @@ bool hasOwnPool() {
 }  // namespace
 
 int blasLibraryThreads() {
-  return hasOwnPool() ? lookup<GetThreads>("openblas_get_num_threads")() : 0;
+  return hasOwnPool() ? blasSymbol<GetThreads>("openblas_get_num_threads")() : 0;
 }
 
 bool setBlasLibraryThreads(int threads) {
   if (!hasOwnPool() || threads < 1) return false;
-  lookup<SetThreads>("openblas_set_num_threads")(threads);
+  blasSymbol<SetThreads>("openblas_set_num_threads")(threads);
   return true;
 }
 
