@@ -176,9 +176,10 @@ class RecomputedInputLinears final : public torch::autograd::Function<Recomputed
 /// gradients need P and V, never the sum itself. The rest of backward is
 /// written out rather than left to autograd, so that it works in place on one
 /// [B, KV, G·T, T] buffer beside P (autograd would keep its incoming gradient
-/// alive through the whole call):
+/// alive through the whole call). With Q̃ = Q/sqrt(hd), the queries the
+/// scores are a product of:
 ///   dP = dO·Vᵀ,  dS = P ⊙ (dP − Σ_row dP ⊙ P)  (softmax; masked entries have
-///   P = 0),  dQ = scale · dS·K,  dK = scale · dSᵀ·Q,  dV = Pᵀ·dO.
+///   P = 0),  dQ = dS·K / sqrt(hd),  dK = dSᵀ·Q̃,  dV = Pᵀ·dO.
 class RebuiltGroupedAttention final : public torch::autograd::Function<RebuiltGroupedAttention> {
  public:
   static at::Tensor forward(AutogradContext* context, const at::Tensor& q, const at::Tensor& k,
@@ -198,31 +199,34 @@ class RebuiltGroupedAttention final : public torch::autograd::Function<RebuiltGr
     const auto headDim = q.size(3);
     const auto kvHeads = k.size(2);
     // Queries and the output gradient in the products' layout [B, KV, G·T, hd];
-    // keys and values as [B, KV, T, hd] views.
+    // keys and values as [B, KV, T, hd] views. The scaled queries are built
+    // once, for P and for dK.
     const at::Tensor keys = k.transpose(1, 2);
     const at::Tensor values = v.transpose(1, 2);
     const at::Tensor dOut = ops::toGroupedRows(outputGrads[0], kvHeads, headDim);
-    const at::Tensor probabilities = ops::groupedAttentionWeights(q, k);
+    const at::Tensor queries = ops::scaledGroupedQueries(q, kvHeads);
+    const at::Tensor probabilities = ops::groupedAttentionWeightsOf(queries, k, q.scalar_type());
 
     if (context->needs_input_grad(2)) {
       grads[2] = at::matmul(probabilities.transpose(-2, -1), dOut).transpose(1, 2).contiguous();
     }
     if (!context->needs_input_grad(0) && !context->needs_input_grad(1)) return grads;
     // The softmax's backward in at least float32, as ops::groupedAttentionWeights
-    // runs its forward (a no-op for float32 training).
+    // runs its forward (a no-op for float32 training). ATen's kernel goes row
+    // by row, reading each row's dP and P for the row sum and then writing dS
+    // over the dP it has read, so the gradient can take dP's place: one read
+    // of the buffer pair instead of the four passes of writing it out by hand.
     const auto softmaxType = at::promote_types(q.scalar_type(), at::kFloat);
     const at::Tensor p = probabilities.to(softmaxType);
     at::Tensor dScores = at::matmul(dOut, values.transpose(-2, -1)).to(softmaxType);
-    dScores.mul_(p);
-    const at::Tensor rowSums = dScores.sum(-1, /*keepdim=*/true);
-    dScores.addcmul_(p, rowSums, -1.0);
+    at::_softmax_backward_data_out(dScores, dScores, p, -1, softmaxType);
     dScores = dScores.to(q.scalar_type());
-    dScores.mul_(1.0 / std::sqrt(static_cast<double>(headDim)));
     if (context->needs_input_grad(0)) {
-      grads[0] = ops::fromGroupedRows(at::matmul(dScores, keys), q.size(1));
+      const at::Tensor dQueries =
+          at::matmul(dScores, keys).mul_(1.0 / std::sqrt(static_cast<double>(headDim)));
+      grads[0] = ops::fromGroupedRows(dQueries, q.size(1));
     }
     if (context->needs_input_grad(1)) {
-      const at::Tensor queries = ops::toGroupedRows(q, kvHeads, headDim);
       grads[1] = at::matmul(dScores.transpose(-2, -1), queries).transpose(1, 2).contiguous();
     }
     return grads;

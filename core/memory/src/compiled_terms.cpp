@@ -51,6 +51,7 @@ BlockBytes compiledBlockBytes(const model::ModelConfig& model, const ParallelCon
   // (h + 2f); the fused core's gradients (dO, dq, dk, dv) arrive after the
   // MLP's saved tensors and n2 are gone.
   b.workspace = tokens * (h + 2 * f) * e / t;
+  b.selectiveWorkspace = b.workspace;
   // The fused norm keeps only its input and inverse RMS, so rebuilding it
   // drops n1 and n2 (the products' inputs) and the two statistics; the fused
   // gate keeps its inputs, so rebuilding it drops only the product.

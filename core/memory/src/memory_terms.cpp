@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "tb/model/recompute_modules.hpp"
+
 namespace tb::memory::detail {
 namespace {
 
@@ -50,7 +52,7 @@ ParamCounts paramCounts(const model::ModelConfig& model) {
 }
 
 BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
-                      Profile profile, bool gqaInPlace) {
+                      Profile profile, bool gqaInPlace, std::uint8_t selectiveModules) {
   const double tokens = d(model.batch) * d(model.seq);
   const double h = d(model.dim);
   const double f = d(model.ffn);
@@ -81,8 +83,20 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
     // tensors, the second norm's three, the residual and the attention output
     // are freed (4f + 5h + 1) and the gradients of the scores, of the softmax
     // input and of q and k are alive (2·a·s + 2h). The larger moment counts.
-    const double core = 2 * scores + 2 * h - (4 * f + 5 * h + 1);
-    b.workspace = tokens * std::max(h + 2 * f, core) * e / t;
+    const double freed = 4 * f + 5 * h + 1;
+    b.workspace = tokens * std::max(h + 2 * f, 2 * scores + 2 * h - freed) * e / t;
+    // Under selective modules a rebuilt second norm (3h + 1) and a rebuilt
+    // gate (silu and the product, 2f) were never kept, so their freeing gives
+    // nothing back; and the hand-written backward of a rebuilt grouped core
+    // (RebuiltGroupedAttention) writes the softmax's gradient over dP, one
+    // buffer of scores beside the rebuilt probabilities rather than two.
+    const bool norms = (selectiveModules & model::kNorms) != 0;
+    const bool gate = (selectiveModules & model::kMlpActivation) != 0;
+    const bool handwrittenCore = gqaInPlace && (selectiveModules & model::kCoreAttention) != 0;
+    const double selectiveFreed = freed - (norms ? 3 * h + 1 : 0) - (gate ? 2 * f : 0);
+    const double gradientScores = handwrittenCore ? scores : 2 * scores;
+    b.selectiveWorkspace =
+        tokens * std::max(h + 2 * f, gradientScores + 2 * h - selectiveFreed) * e / t;
     // Rebuilt norms drop x², the normalised and the weighted product and the
     // rsqrt (the products kept the last); the inputs x and h stay, as the
     // rebuild's inputs. A rebuilt gate drops silu and the product; w1·x and
@@ -109,6 +123,7 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
   b.checkpoint = tokens * h * e / sp;
   b.attentionCore = parallel.flashAttention ? 0.0 : 2 * tokens * scores * e / t;
   b.workspace = tokens * (2 * h + 2 * f / t) * e;
+  b.selectiveWorkspace = b.workspace;
   // Megatron-Core's layernorm module drops both norms' outputs; its mlp_act
   // the activation's output (fc2's input; eager blocks also silu's).
   b.normSaving = tokens * 2 * h * e / sp;

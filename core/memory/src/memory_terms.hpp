@@ -37,6 +37,9 @@ struct BlockBytes {
   double checkpoint = 0;      ///< only the block input
   double attentionCore = 0;   ///< what selective recomputation rebuilds
   double workspace = 0;       ///< gradient temporaries while differentiating it
+  /// The same for a block that is not rebuilt whole, under the policy's
+  /// selective modules.
+  double selectiveWorkspace = 0;
   double normSaving = 0;      ///< what the layernorm module drops (both norms)
   double normRebuild = 0;     ///< alive while one norm is rebuilt in backward
   double gateSaving = 0;      ///< what the mlp_act module drops
@@ -44,8 +47,11 @@ struct BlockBytes {
 };
 
 /// `gqaInPlace`: the engine's attention reads K and V in place (tuned runtime).
+/// `selectiveModules`: the policy's model::RecomputeModule bits, which only
+/// selectiveWorkspace depends on.
 [[nodiscard]] BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& parallel,
-                                    Profile profile, bool gqaInPlace = false);
+                                    Profile profile, bool gqaInPlace = false,
+                                    std::uint8_t selectiveModules = 0);
 
 /// Logits and loss temporaries of one micro-batch on the last stage.
 [[nodiscard]] double logitsBytes(const model::ModelConfig& model, const ParallelConfig& parallel,

@@ -72,7 +72,8 @@ BlockBytes layerBytes(const PredictionInput& input) {
   return detail::usesCompiledStep(input.profile, input.parallel, input.compiledStep)
              ? detail::compiledBlockBytes(input.model, input.parallel)
              : detail::blockBytes(input.model, input.parallel, input.profile,
-                                  input.profile == Profile::Engine && input.gqaInPlace);
+                                  input.profile == Profile::Engine && input.gqaInPlace,
+                                  selectiveModules(input.recompute));
 }
 
 Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers,
@@ -133,7 +134,9 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
     phase.breakdown.recompute = bytes(recomputesBlock(input.recompute, layer)
                                           ? block.kept - block.checkpoint
                                           : rebuildBytes(input.recompute, block));
-    phase.breakdown.workspace = bytes(block.workspace);
+    phase.breakdown.workspace = bytes(recomputesBlock(input.recompute, layer)
+                                          ? block.workspace
+                                          : block.selectiveWorkspace);
     const double born = (stage.last ? headParams : 0.0) +
                         static_cast<double>((stageLayers - layer) * counts.block);
     phase.breakdown.gradients = bytes(preallocatedGrads ? allGrads : state.gradients * born / tp);

@@ -65,17 +65,28 @@ at::Tensor fromGroupedRows(const at::Tensor& t, std::int64_t seq) {
       .reshape({batch, seq, kvHeads * groups, headDim});
 }
 
-at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k) {
-  const auto seq = q.size(1);
+at::Tensor scaledGroupedQueries(const at::Tensor& q, std::int64_t kvHeads) {
   const auto headDim = q.size(3);
-  const auto kvHeads = k.size(2);
-  const auto groups = q.size(2) / kvHeads;
-  const at::Tensor queries = toGroupedRows(q, kvHeads, headDim);
+  return toGroupedRows(q, kvHeads, headDim) * (1.0 / std::sqrt(static_cast<double>(headDim)));
+}
+
+at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k) {
+  return groupedAttentionWeightsOf(scaledGroupedQueries(q, k.size(2)), k, q.scalar_type());
+}
+
+at::Tensor groupedAttentionWeightsOf(const at::Tensor& scaledQueries, const at::Tensor& k,
+                                     at::ScalarType weightsType) {
+  const auto seq = k.size(1);
+  const auto groups = scaledQueries.size(2) / seq;
   const at::Tensor keys = k.transpose(1, 2);  // [B, KV, T, hd], a view
-  const double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
-  const at::Tensor scores = at::matmul(queries, keys.transpose(-2, -1)) * scale;
-  const at::Tensor future = futureMask(seq, q.device()).repeat({groups, 1});
-  return maskedSoftmax(scores, future, q.scalar_type());
+  const auto softmaxType = at::promote_types(weightsType, at::kFloat);
+  // The product's result is this function's own temporary and nothing saves
+  // it for backward (the product keeps its inputs), so the mask goes in in
+  // place rather than through a third [B, KV, G·T, T] buffer.
+  at::Tensor scores = at::matmul(scaledQueries, keys.transpose(-2, -1)).to(softmaxType);
+  scores.masked_fill_(futureMask(seq, k.device()).repeat({groups, 1}),
+                      -std::numeric_limits<double>::infinity());
+  return at::softmax(scores, -1).to(weightsType);
 }
 
 at::Tensor groupedAttentionOutput(const at::Tensor& weights, const at::Tensor& v) {

@@ -42,9 +42,19 @@ at::Tensor toGroupedRows(const at::Tensor& t, std::int64_t kvHeads, std::int64_t
 /// The inverse of toGroupedRows for sequences of `seq`: [B, T, KV·G, hd].
 at::Tensor fromGroupedRows(const at::Tensor& t, std::int64_t seq);
 
+/// q in grouped rows, multiplied by the scores' scale 1/sqrt(hd): scaling the
+/// queries costs a T/hd-th of scaling the scores [B, KV, G·T, T], and the
+/// scaled queries are also what the keys' gradient is a product with.
+at::Tensor scaledGroupedQueries(const at::Tensor& q, std::int64_t kvHeads);
+
 /// causalAttentionGrouped's first half: the probabilities [B, KV, G·T, T],
 /// row g·T + t holding query position t of head kv·G + g (G = H / KV).
 at::Tensor groupedAttentionWeights(const at::Tensor& q, const at::Tensor& k);
+
+/// The same from queries already through scaledGroupedQueries, in
+/// `weightsType` (q's dtype); the softmax runs in at least float32.
+at::Tensor groupedAttentionWeightsOf(const at::Tensor& scaledQueries, const at::Tensor& k,
+                                     at::ScalarType weightsType);
 
 /// Its second half: weights · V, back in [B, T, H·hd].
 at::Tensor groupedAttentionOutput(const at::Tensor& weights, const at::Tensor& v);
