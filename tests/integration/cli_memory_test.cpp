@@ -93,6 +93,9 @@ TEST(CliMemory, BadValuesAreNamedWithExitCode2) {
       {{"--model", "gpt5"}, "'gpt5'"},
       {{"--dtype", "fp8"}, "'fp8'"},
       {{"--heads", "5"}, "heads"},
+      {{"--runtime", "fast"}, "'fast'"},
+      {{"--runtime", "tuned,-wings"}, "'wings'"},
+      {{"--profile", "megatron", "--runtime", "stock"}, "--runtime: 'stock'"},
   };
   for (const auto& [args, needle] : cases) {
     std::vector<std::string> argv{"memory", "--model", "tiny"};
@@ -102,6 +105,34 @@ TEST(CliMemory, BadValuesAreNamedWithExitCode2) {
     EXPECT_NE(run.err.find(needle), std::string::npos) << run.err;
     EXPECT_TRUE(run.out.empty()) << args.front();
   }
+}
+
+TEST(CliMemory, TheEngineProfilePredictsRunsDefaultRuntimeUnlessToldOtherwise) {
+  // `trainbench run` trains on the tuned runtime, whose flat gradient buffers
+  // live through the whole step; the stock one's gradients are born in
+  // backward. The prediction names the runtime it describes.
+  const auto env = cleanConfig("runtime");
+  const auto predict = [&env](std::vector<std::string> extra) {
+    std::vector<std::string> argv{"memory", "--model", "small", "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const CliRun run = runCli(argv, env);
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+    return parseSingleDocument(run);
+  };
+  const auto byDefault = predict({});
+  const auto tuned = predict({"--runtime", "tuned"});
+  const auto stock = predict({"--runtime", "stock"});
+  const auto noFlatGradients = predict({"--runtime", "tuned,-flat-grads,-matmul"});
+  EXPECT_EQ(byDefault["runtime"], "tuned");
+  EXPECT_EQ(stock["runtime"], "stock");
+  EXPECT_EQ(noFlatGradients["runtime"], "tuned,-matmul,-flat-grads");
+  EXPECT_EQ(byDefault["total_bytes"], tuned["total_bytes"]);
+  EXPECT_GT(tuned["total_bytes"].get<std::uint64_t>(), stock["total_bytes"].get<std::uint64_t>());
+  EXPECT_LT(noFlatGradients["total_bytes"].get<std::uint64_t>(),
+            tuned["total_bytes"].get<std::uint64_t>());
+  const CliRun cluster = runCli({"memory", "--model", "small", "--profile", "fsdp", "--json"}, env);
+  ASSERT_EQ(cluster.exitCode, 0) << cluster.err;
+  EXPECT_TRUE(parseSingleDocument(cluster)["runtime"].is_null());
 }
 
 TEST(CliMemory, StoredCalibrationIsAppliedAndCanBeIgnored) {

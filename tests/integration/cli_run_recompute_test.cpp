@@ -5,6 +5,7 @@
 // test follows the predictor instead of hard-coding byte counts.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -80,6 +81,27 @@ TEST(CliRunRecompute, CheckpointOptimizationTrueMeansAutoAndFitsTheBudget) {
   EXPECT_EQ(start["recompute"]["requested"], "auto");
   EXPECT_EQ(start["recompute"]["policy"], used);
   EXPECT_EQ(start["config"]["recompute"], "auto");
+}
+
+TEST(CliRunRecompute, AutoPicksWhatPlanRecommendsForTheSameBudget) {
+  // Both ask the same planner about the same runtime (run's default, tuned),
+  // so the Memory page's and `plan`'s advice is what `run` then does. The
+  // budget is whole MiB, which --gpu-memory spells exactly in GiB.
+  const std::uint64_t budget = std::stoull(tightBudget()) >> 20 << 20;
+  char gib[32];
+  std::snprintf(gib, sizeof(gib), "%.10f", static_cast<double>(budget) / (1ull << 30));
+  const auto plan = runCli({"plan", "--model", "tiny", "--gpu-memory", gib, "--no-calibration", "--json"},
+                           environment("false"));
+  ASSERT_EQ(plan.exitCode, 0) << plan.err;
+  const auto advice = parseSingleDocument(plan);
+  ASSERT_EQ(advice["budget_bytes"].get<std::uint64_t>(), budget);
+  const auto run = runCli({"run", "--model", "tiny", "--steps", "1", "--threads", "1",
+                           "--recompute", "auto", "--memory-budget", std::to_string(budget),
+                           "--json", "--run-dir", scratch("plan_agrees")},
+                          environment("false"));
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_EQ(parseSingleDocument(run)["recompute"], advice["policy"]);
+  EXPECT_EQ(advice["runtime"], "tuned");
 }
 
 TEST(CliRunRecompute, AnExplicitPolicyWinsOverCheckpointOptimization) {

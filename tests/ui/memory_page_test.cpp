@@ -2,6 +2,7 @@
 // (breakdown total, curve, recommended point, smallest budget) is compared
 // with a prediction or plan made here directly from tb::memory for the same
 // inputs, so the page can neither drift from the CLI nor hard-code a result.
+#include <QComboBox>
 #include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -238,6 +239,40 @@ class MemoryPageTest : public QObject {
     QCOMPARE(page_->view().input.model.seq, std::int64_t{4096});
   }
 
+  void theEngineProfilePredictsTheChosenRuntime() {
+    // Tuned is what the Runs page runs by default: its flat gradient buffers
+    // live through the whole step, so it peaks above stock.
+    const tb::model::ModelConfig small = *tb::model::findPreset("small");
+    tb::ui::MemoryPageInputs in = tb::ui::withPresetShape({}, QStringLiteral("small"));
+    in.seq = small.seq;
+    in.batch = small.batch;
+    in.profile = QStringLiteral("engine");
+    in.dtype = QStringLiteral("fp32");
+    in.flashAttention = false;
+    in.dp = 1;
+    in.zero = 0;
+    const auto predicted = [&small](bool tuned) {
+      tb::memory::PredictionInput input;
+      input.model = small;
+      input.flatGradients = input.gqaInPlace = tuned;
+      return tb::memory::predictMemory(input)->totalBytes;
+    };
+    auto* runtime = page_->form()->findChild<QComboBox*>(QStringLiteral("runtimeBox"));
+    QVERIFY(runtime != nullptr);
+    QCOMPARE(in.runtime, QStringLiteral("tuned"));
+    show(in);
+    QVERIFY(runtime->isEnabled());
+    QCOMPARE(page_->view().prediction.totalBytes, predicted(true));
+    in.runtime = QStringLiteral("stock");
+    show(in);
+    QCOMPARE(page_->view().prediction.totalBytes, predicted(false));
+    QVERIFY(predicted(false) < predicted(true));
+    in.profile = QStringLiteral("megatron");
+    in.dtype = QStringLiteral("bf16");
+    show(in);
+    QVERIFY(!runtime->isEnabled());
+  }
+
   void inputsPersistAcrossPageInstances() {
     tb::ui::MemoryPageInputs in = llamaOnH100();
     in.preset = QStringLiteral("llama3-70b");
@@ -249,6 +284,7 @@ class MemoryPageTest : public QObject {
     in.zero = 3;
     in.dtype = QStringLiteral("fp16");
     in.profile = QStringLiteral("fsdp");
+    in.runtime = QStringLiteral("stock");
     in.recompute = QStringLiteral("layers:5");
     in.card = tb::ui::customCardName();
     in.customGiB = 62.5;

@@ -181,6 +181,13 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   profile_->setToolTip(tr("Cluster profiles predict the caching allocator's peak reserved "
                           "memory, which decides an out-of-memory"));
   form->addRow(tr("Profile"), profile_);
+  runtime_ = new QComboBox(this);
+  runtime_->setObjectName(QStringLiteral("runtimeBox"));
+  runtime_->addItem(tr("Tuned (AC2)"), QStringLiteral("tuned"));
+  runtime_->addItem(tr("Stock"), QStringLiteral("stock"));
+  runtime_->setToolTip(tr("This engine's runtime, as on the Runs page: tuned keeps gradients in "
+                          "flat buffers for the whole step and reads K and V in place"));
+  form->addRow(tr("Runtime"), runtime_);
   card_ = new QComboBox(this);
   card_->setObjectName(QStringLiteral("cardBox"));
   for (const GpuCard& gpu : gpuCards()) {
@@ -196,6 +203,7 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   customGiB_->setKeyboardTracking(false);
   form->addRow(tr("Memory"), customGiB_);
   connect(profile_, &QComboBox::currentIndexChanged, this, &MemoryInputsForm::changed);
+  connect(runtime_, &QComboBox::currentIndexChanged, this, &MemoryInputsForm::changed);
   connect(card_, &QComboBox::currentIndexChanged, this, &MemoryInputsForm::changed);
   connect(customGiB_, &QDoubleSpinBox::valueChanged, this, &MemoryInputsForm::changed);
   return group;
@@ -220,6 +228,7 @@ MemoryPageInputs MemoryInputsForm::inputs() const {
   in.flashAttention = flashAttention_->isChecked();
   in.dtype = dtype_->currentData().toString();
   in.profile = profile_->currentData().toString();
+  in.runtime = runtime_->currentData().toString();
   const QString policy = recompute_->currentData().toString();
   in.recompute = policy == QStringLiteral("layers")
                      ? QStringLiteral("layers:%1").arg(recomputeLayers_->value())
@@ -248,6 +257,7 @@ void MemoryInputsForm::setInputs(const MemoryPageInputs& in) {
   flashAttention_->setChecked(in.flashAttention);
   selectData(dtype_, in.dtype);
   selectData(profile_, in.profile);
+  selectData(runtime_, in.runtime);
   if (in.recompute.startsWith(QStringLiteral("layers:")) &&
       !in.recompute.contains(QLatin1Char('+'))) {
     selectData(recompute_, QStringLiteral("layers"));
@@ -278,6 +288,7 @@ void MemoryInputsForm::refreshDerived() {
   recomputeLayers_->setMaximum(layers_->value());
   recomputeLayers_->setEnabled(recompute_->currentData().toString() == QStringLiteral("layers"));
   sequenceParallel_->setEnabled(tp_->value() > 1);
+  runtime_->setEnabled(profile_->currentData().toString() == QStringLiteral("engine"));
 
   const MemoryPageInputs in = inputs();
   const auto preset = tb::model::findPreset(toStdString(in.preset));

@@ -62,6 +62,7 @@ class MemoryInputsForm : public QWidget {
   QCheckBox* sequenceParallel_ = nullptr;
   QCheckBox* flashAttention_ = nullptr;
   QComboBox* profile_ = nullptr;
+  QComboBox* runtime_ = nullptr;
   QComboBox* card_ = nullptr;
   QDoubleSpinBox* customGiB_ = nullptr;
   bool updating_ = false;

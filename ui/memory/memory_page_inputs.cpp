@@ -95,6 +95,15 @@ tb::Expected<tb::memory::PredictionInput> toPredictionInput(const MemoryPageInpu
   }
   input.profile = *profile;
   input.recompute = *recompute;
+  if (input.profile == tb::memory::Profile::Engine) {
+    // The tuned runtime's flat gradient buffers live through the whole step
+    // and its attention reads K and V in place: both move the peak.
+    if (inputs.runtime != QStringLiteral("tuned") && inputs.runtime != QStringLiteral("stock")) {
+      return tb::makeError(tb::ErrorKind::BadInput,
+                           "runtime: '" + toStdString(inputs.runtime) + "' is not tuned or stock");
+    }
+    input.flatGradients = input.gqaInPlace = inputs.runtime == QStringLiteral("tuned");
+  }
   return input;
 }
 

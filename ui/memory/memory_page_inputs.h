@@ -43,6 +43,9 @@ struct MemoryPageInputs {
   int zero = 1;
   QString dtype = QStringLiteral("bf16");
   QString profile = QStringLiteral("megatron");
+  /// The engine profile's runtime, "tuned" (what the Runs page runs by
+  /// default) or "stock"; the cluster profiles ignore it.
+  QString runtime = QStringLiteral("tuned");
   QString recompute = QStringLiteral("none");  ///< as --recompute spells it
   QString card = QStringLiteral("H100 80GB");
   double customGiB = 80.0;  ///< used when `card` is customCardName()

@@ -1,5 +1,5 @@
 // Values are range-checked on the way in, and names (preset, dtype, profile,
-// policy, card) are checked against what the core parses, so a hand-edited
+// runtime, policy, card) are checked against what the core parses, so a hand-edited
 // or older settings file can never put the form in a state it cannot show.
 #include "ui/memory/memory_settings.h"
 
@@ -61,6 +61,10 @@ MemoryPageInputs MemorySettings::load() const {
   if (zero >= 0 && zero <= 3) in.zero = zero;
   in.dtype = checkedName(settings, "dtype", in.dtype, tb::memory::parseDType);
   in.profile = checkedName(settings, "profile", in.profile, tb::memory::parseProfile);
+  if (const QString runtime = settings.value(key("runtime"), in.runtime).toString();
+      runtime == QStringLiteral("tuned") || runtime == QStringLiteral("stock")) {
+    in.runtime = runtime;
+  }
   in.recompute = checkedName(settings, "recompute", in.recompute, tb::memory::parseRecompute);
   const QString card = settings.value(key("card"), in.card).toString();
   if (isCard(card)) in.card = card;
@@ -89,6 +93,7 @@ void MemorySettings::save(const MemoryPageInputs& in) const {
   settings.setValue(key("zero"), in.zero);
   settings.setValue(key("dtype"), in.dtype);
   settings.setValue(key("profile"), in.profile);
+  settings.setValue(key("runtime"), in.runtime);
   settings.setValue(key("recompute"), in.recompute);
   settings.setValue(key("card"), in.card);
   settings.setValue(key("customGiB"), in.customGiB);

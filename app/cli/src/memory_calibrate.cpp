@@ -59,8 +59,19 @@ Expected<memory::MeasuredPeak> readOne(const Json& entry) {
     if (!layout) return layout.error();
     auto policy = memory::parseRecompute(text("recompute", "none"));
     if (!policy) return policy.error();
-    return memory::MeasuredPeak{{*config, *layout, *policy, *profile},
-                                static_cast<std::uint64_t>(*peak)};
+    memory::MeasuredPeak measured{{*config, *layout, *policy, *profile},
+                                  static_cast<std::uint64_t>(*peak)};
+    // An engine run measured by `trainbench run` ran the tuned runtime unless
+    // its entry says otherwise, as for `memory --runtime`.
+    if (*profile == memory::Profile::Engine) {
+      auto runtime = applyRuntime(text("runtime", ""), measured.config);
+      if (!runtime) return runtime.error();
+    } else if (entry.contains("runtime")) {
+      return makeError(ErrorKind::BadInput, "\"runtime\" describes this engine; the " +
+                                                memory::toString(*profile) +
+                                                " profile has none");
+    }
+    return measured;
   } catch (const std::exception& wrongType) {
     return makeError(ErrorKind::BadInput,
                      std::string("\"") + wrongType.what() + "\" has the wrong type");

@@ -51,9 +51,8 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
   const bool fits = hasBudget && p.totalBytes <= *budget;
 
   if (options.prediction.json) {
-    Json document = jobJson(resolved->input);
+    Json document = jobJson(resolved->input, resolved->runtime);
     document["recompute"] = memory::toString(*policy);
-    document["compile"] = resolved->input.compiledStep;
     document["params"] = p.params;
     document["params_per_rank"] = p.paramsPerRank;
     document["total_bytes"] = p.totalBytes;
@@ -74,7 +73,8 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
         << memory::toString(resolved->input.profile) << ", "
         << memory::toString(resolved->input.parallel.dtype) << ", recompute "
         << memory::toString(*policy)
-        << (resolved->input.compiledStep ? ", compiled step" : "") << "\n";
+        << (resolved->input.compiledStep ? ", compiled step" : "")
+        << (resolved->runtime.empty() ? "" : ", runtime " + resolved->runtime) << "\n";
     out << "peak " << formatBytes(p.totalBytes) << " per rank (" << p.peakPhase << ")\n\n";
     printBreakdown(out, p.breakdown);
     if (p.calibrationBytes != 0) {

@@ -8,7 +8,35 @@
 #include <cmath>
 #include <cstdlib>
 
+#if TB_HAVE_ENGINE
+#include "tb/engine/run_config.hpp"
+#endif
+
 namespace tb::cli {
+
+// What the runtime changes in memory: flat gradient buffers and K and V read
+// in place. Empty means tuned, what `trainbench run` runs unless told
+// otherwise, so that `plan` recommends what `run --recompute auto` then picks.
+Expected<std::string> applyRuntime(const std::string& text, memory::PredictionInput& input) {
+  const std::string spelled = text.empty() ? "tuned" : text;
+#if TB_HAVE_ENGINE
+  auto runtime = engine::parseRuntime(spelled);
+  if (!runtime) return runtime.error();
+  input.flatGradients = runtime->flatGradients;
+  input.gqaInPlace = runtime->gqaInPlace;
+  return engine::toString(*runtime);
+#else
+  // A build without the engine has no `run` and no switches to spell; its
+  // two runtimes still describe a build that has.
+  if (spelled != "tuned" && spelled != "stock") {
+    return makeError(ErrorKind::BadInput, "--runtime '" + spelled +
+                                              "': expected stock or tuned (this build has no "
+                                              "training engine, so no switches)");
+  }
+  input.flatGradients = input.gqaInPlace = spelled == "tuned";
+  return spelled;
+#endif
+}
 
 void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
   addModelFlags(command, flags.model);
@@ -21,6 +49,11 @@ void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
                      "on or off (default): the engine's compiled step (trainbench run "
                      "--compile), whose fused kernels keep less for backward")
       ->type_name("on|off");
+  command.add_option("--runtime", flags.runtime,
+                     "The engine runtime predicted, as trainbench run --runtime takes it: "
+                     "tuned (default, as run) or stock, then optional ,-SWITCH or ,+SWITCH; "
+                     "engine profile only")
+      ->type_name("RUNTIME");
   command.add_option("--gpu-memory", flags.gpuMemory, "Memory of one device in GiB (80)")
       ->type_name("GIB");
   command.add_flag("--no-calibration", flags.noCalibration,
@@ -44,6 +77,15 @@ Expected<ResolvedPrediction> resolvePrediction(const PredictionFlags& flags) {
     return makeError(ErrorKind::BadInput, "--compile: '" + flags.compile + "' is not on or off");
   }
   resolved.input.compiledStep = flags.compile == "on";
+  if (*profile == memory::Profile::Engine) {
+    auto runtime = applyRuntime(flags.runtime, resolved.input);
+    if (!runtime) return runtime.error();
+    resolved.runtime = *runtime;
+  } else if (!flags.runtime.empty()) {
+    return makeError(ErrorKind::BadInput,
+                     "--runtime: '" + flags.runtime + "' describes this engine; the " +
+                         memory::toString(*profile) + " profile predicts that framework's own");
+  }
   if (!flags.noCalibration) {
     auto stored = memory::loadCalibrations(memory::defaultCalibrationPath());
     if (!stored) return stored.error();

@@ -25,6 +25,7 @@ struct PredictionFlags {
   std::string profile = "engine";
   std::string gpuMemory;  ///< GiB as typed; empty when not given
   std::string compile = "off";  ///< on|off: the engine's compiled step
+  std::string runtime;          ///< as `run --runtime` spells it; empty: tuned, run's default
   bool noCalibration = false;
   bool json = false;
 };
@@ -33,11 +34,19 @@ struct PredictionFlags {
 struct ResolvedPrediction {
   memory::PredictionInput input;
   std::optional<memory::Calibration> calibration;
+  /// The engine runtime predicted, spelled as `run --runtime` takes it;
+  /// empty for the cluster profiles.
+  std::string runtime;
 };
 
-/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --compile, --gpu-memory, --no-calibration,
-/// --json.
+/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --compile, --runtime, --gpu-memory,
+/// --no-calibration, --json.
 void addPredictionFlags(CLI::App& command, PredictionFlags& flags);
+
+/// Applies `runtime`, spelled as `run --runtime` takes it (empty: tuned, run's
+/// default), to an engine-profile input and returns its spelling.
+[[nodiscard]] Expected<std::string> applyRuntime(const std::string& runtime,
+                                                 memory::PredictionInput& input);
 
 /// Resolves the flags; the calibration file is read unless --no-calibration.
 [[nodiscard]] Expected<ResolvedPrediction> resolvePrediction(const PredictionFlags& flags);

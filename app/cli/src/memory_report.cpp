@@ -57,7 +57,7 @@ Json calibrationJson(const std::optional<memory::Calibration>& calibration) {
               {"mean_error_after", calibration->meanErrorAfter}};
 }
 
-Json jobJson(const memory::PredictionInput& input) {
+Json jobJson(const memory::PredictionInput& input, const std::string& runtime) {
   const memory::ParallelConfig& p = input.parallel;
   return Json{{"model", input.model.name},
               {"profile", memory::toString(input.profile)},
@@ -69,7 +69,9 @@ Json jobJson(const memory::PredictionInput& input) {
               {"pp", p.pp},
               {"zero", p.zero},
               {"sequence_parallel", p.sequenceParallel},
-              {"attention", p.flashAttention ? "flash" : "eager"}};
+              {"attention", p.flashAttention ? "flash" : "eager"},
+              {"compile", input.compiledStep},
+              {"runtime", runtime.empty() ? Json(nullptr) : Json(runtime)}};
 }
 
 void printBreakdown(std::ostream& out, const memory::MemoryBreakdown& breakdown) {

@@ -21,8 +21,9 @@ namespace tb::cli {
 /// {scale, offset_bytes, points, mean_error_before, mean_error_after} or null.
 [[nodiscard]] Json calibrationJson(const std::optional<memory::Calibration>& calibration);
 
-/// The fields naming the job: model, profile, dtype, dp/tp/pp/zero, attention.
-[[nodiscard]] Json jobJson(const memory::PredictionInput& input);
+/// The fields naming the job: model, profile, dtype, dp/tp/pp/zero, attention,
+/// compile, and `runtime` (the engine runtime's spelling; null when empty).
+[[nodiscard]] Json jobJson(const memory::PredictionInput& input, const std::string& runtime);
 
 /// A two-column table of the breakdown with each term's share of the total.
 void printBreakdown(std::ostream& out, const memory::MemoryBreakdown& breakdown);

@@ -37,9 +37,8 @@ std::int64_t recomputedLayers(const memory::RecomputePlan& plan, std::int64_t st
   return 0;
 }
 
-Json planJson(const memory::PredictionInput& input, const memory::RecomputePlan& plan,
-              const std::optional<memory::Calibration>& calibration) {
-  Json document = jobJson(input);
+Json planJson(const ResolvedPrediction& resolved, const memory::RecomputePlan& plan) {
+  Json document = jobJson(resolved.input, resolved.runtime);
   const std::int64_t stageLayers = static_cast<std::int64_t>(plan.curve.size()) - 1;
   document["fits"] = plan.fits;
   document["policy"] = plan.fits ? Json(memory::toString(plan.policy)) : Json(nullptr);
@@ -50,7 +49,7 @@ Json planJson(const memory::PredictionInput& input, const memory::RecomputePlan&
   document["margin"] = plan.margin;
   document["time_overhead_ratio"] = plan.fits ? Json(plan.timeOverheadRatio) : Json(nullptr);
   document["smallest_budget_bytes"] = plan.smallestBudgetBytes;
-  document["calibration"] = calibrationJson(calibration);
+  document["calibration"] = calibrationJson(resolved.calibration);
   document["selective"] = {{"peak_bytes", plan.selective.peakBytes},
                            {"time_ratio", plan.selective.timeRatio}};
   document["next_cheaper"] =
@@ -67,9 +66,12 @@ Json planJson(const memory::PredictionInput& input, const memory::RecomputePlan&
   return document;
 }
 
-void printPlan(std::ostream& out, const memory::PredictionInput& input,
+void printPlan(std::ostream& out, const ResolvedPrediction& resolved,
                const memory::RecomputePlan& plan) {
-  out << input.model.name << ", profile " << memory::toString(input.profile) << ", budget "
+  const memory::PredictionInput& input = resolved.input;
+  out << input.model.name << ", profile " << memory::toString(input.profile)
+      << (input.compiledStep ? ", compiled step" : "")
+      << (resolved.runtime.empty() ? "" : ", runtime " + resolved.runtime) << ", budget "
       << formatBytes(plan.budgetBytes) << " less a " << percent(plan.margin).substr(1)
       << " margin\n";
   if (plan.fits) {
@@ -113,9 +115,9 @@ int runPlan(const CommandContext& context, const PlanOptions& options) {
   if (!plan) return context.fail(plan.error());
 
   if (options.prediction.json) {
-    printJson(context.out(), planJson(resolved->input, *plan, calibration));
+    printJson(context.out(), planJson(*resolved, *plan));
   } else {
-    printPlan(context.out(), resolved->input, *plan);
+    printPlan(context.out(), *resolved, *plan);
   }
   if (plan->fits) return kExitSuccess;
   context.err() << "trainbench: plan: no recompute policy fits in "
