@@ -6,7 +6,8 @@
 // machine load hits both alike, and prints a Markdown table of medians.
 //
 //   recompute_auto_vs_full [--binary PATH] [--fraction 0.7] [--repeats 3]
-//                          [--steps 6] [--threads N] [--in-process] [MODEL-FLAGS...]
+//                          [--steps 6] [--threads N] [--in-process] [--with-none]
+//                          [MODEL-FLAGS...]
 //
 // MODEL-FLAGS (default: --model small) are passed to trainbench unchanged.
 //
@@ -17,6 +18,11 @@
 // misled by a noisy neighbour once put a child run on one thread), and with
 // no process start-up the two policies alternate within seconds. MODEL-FLAGS
 // are then --model and --batch only.
+//
+// --with-none adds a no-recompute run (no budget) to every repeat. auto
+// cannot beat none, so none / full is the ceiling of auto / full on this
+// machine: the share of it auto reaches says how much of the gap the plan
+// leaves, apart from how much recomputation costs here at all.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -44,6 +50,7 @@ struct Options {
   std::string steps = "6";
   std::string threads = "0";
   bool inProcess = false;
+  bool withNone = false;
   std::vector<std::string> modelFlags;
 };
 
@@ -69,6 +76,10 @@ Options parse(int argc, char** argv) {
 #else
       usage("--in-process needs the training engine, which this build has not");
 #endif
+    }
+    if (flag == "--with-none") {
+      options.withNone = true;
+      continue;
     }
     if (i + 1 >= argc) usage(flag + " needs a value");
     const std::string value = argv[++i];
@@ -177,13 +188,21 @@ int main(int argc, char** argv) {
               static_cast<double>(budget) / 1048576.0);
 
   std::map<std::string, std::vector<Run>> runs;
+  std::vector<std::string> policies{"full", "auto"};
+  if (options.withNone) policies.push_back("none");
   for (int repeat = 0; repeat < options.repeats; ++repeat) {
-    // ABBA order: a machine that drifts over the run favours neither policy.
-    const bool fullFirst = repeat % 2 == 0;
-    for (const char* policy : {fullFirst ? "full" : "auto", fullFirst ? "auto" : "full"}) {
-      const Run run = train(options, policy, budgetText);
-      std::printf("  repeat %d %-4s (%s): %.0f tokens/s, peak %.1f MiB\n", repeat + 1, policy,
-                  run.policy.c_str(), run.tokensPerSecond, run.peakBytes / 1048576.0);
+    // Each repeat turns the order by one and every other one reverses it
+    // (ABBA for two policies): a machine that drifts over the run favours
+    // no policy.
+    std::vector<std::string> order = policies;
+    std::rotate(order.begin(), order.begin() + (repeat / 2) % static_cast<int>(order.size()),
+                order.end());
+    if (repeat % 2 == 1) std::reverse(order.begin(), order.end());
+    for (const std::string& policy : order) {
+      const Run run = train(options, policy, policy == "none" ? "" : budgetText);
+      std::printf("  repeat %d %-4s (%s): %.0f tokens/s, peak %.1f MiB\n", repeat + 1,
+                  policy.c_str(), run.policy.c_str(), run.tokensPerSecond,
+                  run.peakBytes / 1048576.0);
       std::fflush(stdout);
       runs[policy].push_back(run);
     }
@@ -191,7 +210,7 @@ int main(int argc, char** argv) {
   std::printf("\n| --recompute | policy used | tokens/s (median of %d) | peak MiB (max) |\n"
               "|---|---|---|---|\n", options.repeats);
   std::map<std::string, double> speed;
-  for (const char* policy : {"full", "auto"}) {
+  for (const std::string& policy : policies) {
     std::vector<double> rates;
     double peak = 0;
     for (const Run& run : runs[policy]) {
@@ -199,19 +218,33 @@ int main(int argc, char** argv) {
       peak = std::max(peak, run.peakBytes);
     }
     speed[policy] = median(rates);
-    std::printf("| %s | %s | %.0f | %.1f |\n", policy, runs[policy].front().policy.c_str(),
+    std::printf("| %s%s | %s | %.0f | %.1f |\n", policy.c_str(),
+                policy == "none" ? " (no budget)" : "", runs[policy].front().policy.c_str(),
                 speed[policy], peak / 1048576.0);
   }
   std::printf("\nauto / full tokens/s: %.2fx (target >= 1.2x)\n", speed["auto"] / speed["full"]);
-  // Each repeat's two runs ran back to back, so their ratio cancels whatever
-  // slowed the machine for both; its median is the figure least moved by a
-  // noisy neighbour.
-  std::vector<double> pairs;
-  for (std::size_t i = 0; i < runs["full"].size(); ++i) {
-    pairs.push_back(runs["auto"][i].tokensPerSecond / runs["full"][i].tokensPerSecond);
+  // Each repeat's runs ran back to back, so their ratio cancels whatever
+  // slowed the machine for all of them; its median is the figure least moved
+  // by a noisy neighbour.
+  const auto withinRepeats = [&runs](const char* over, const char* under) {
+    std::vector<double> pairs;
+    for (std::size_t i = 0; i < runs[under].size(); ++i) {
+      pairs.push_back(runs[over][i].tokensPerSecond / runs[under][i].tokensPerSecond);
+    }
+    std::printf("%s / %s within each repeat: median %.2fx, range %.2fx to %.2fx\n", over, under,
+                median(pairs), *std::min_element(pairs.begin(), pairs.end()),
+                *std::max_element(pairs.begin(), pairs.end()));
+    return median(pairs);
+  };
+  const double autoOverFull = withinRepeats("auto", "full");
+  if (options.withNone) {
+    std::printf("none / full tokens/s: %.2fx (the ceiling of auto / full)\n",
+                speed["none"] / speed["full"]);
+    const double ceiling = withinRepeats("none", "full");
+    if (ceiling > 1.0) {
+      std::printf("auto reaches %.0f %% of the ceiling's gain (medians within repeats)\n",
+                  100.0 * (autoOverFull - 1.0) / (ceiling - 1.0));
+    }
   }
-  std::printf("auto / full within each repeat: median %.2fx, range %.2fx to %.2fx\n",
-              median(pairs), *std::min_element(pairs.begin(), pairs.end()),
-              *std::max_element(pairs.begin(), pairs.end()));
   return 0;
 }
