@@ -18,6 +18,7 @@
 
 #include "tb/model/model_config.hpp"
 #include "ui/qt_text.h"
+#include "ui/runtime_choices.h"
 
 namespace tb::ui {
 namespace {
@@ -183,8 +184,7 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   form->addRow(tr("Profile"), profile_);
   runtime_ = new QComboBox(this);
   runtime_->setObjectName(QStringLiteral("runtimeBox"));
-  runtime_->addItem(tr("Tuned (AC2)"), QStringLiteral("tuned"));
-  runtime_->addItem(tr("Stock"), QStringLiteral("stock"));
+  addRuntimeChoices(runtime_);
   runtime_->setToolTip(tr("This engine's runtime, as on the Runs page: tuned keeps gradients in "
                           "flat buffers for the whole step and reads K and V in place"));
   form->addRow(tr("Runtime"), runtime_);

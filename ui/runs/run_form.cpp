@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "ui/qt_text.h"
+#include "ui/runtime_choices.h"
 
 namespace tb::ui {
 namespace {
@@ -166,8 +167,7 @@ QWidget* RunForm::buildEngineBox() {
   auto* form = new QFormLayout(box);
   runtime_ = new QComboBox;
   runtime_->setObjectName(QStringLiteral("runRuntime"));
-  runtime_->addItem(tr("Tuned (AC2)"), QStringLiteral("tuned"));
-  runtime_->addItem(tr("Stock"), QStringLiteral("stock"));
+  addRuntimeChoices(runtime_);
   runtime_->setToolTip(tr("Tuned: threads sized to the cores, the fastest matrix-product path, "
                           "fewer host syncs, flat gradients. Stock: the framework's defaults "
                           "(the ablation's Base)."));
