@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 #include <unistd.h>
 
 #include "cli_runner.hpp"
@@ -67,6 +70,43 @@ TEST(CliMemoryCalibrate, FitsStoresReportsAndIsAppliedNext) {
   EXPECT_NEAR(doc["calibration"]["scale"].get<double>(), 1.25, 1e-4);
   EXPECT_NEAR(doc["total_bytes"].get<double>(),
               static_cast<double>(measurements[2]["peak_bytes"].get<std::int64_t>()), 64.0);
+}
+
+TEST(CliMemoryCalibrate, EntriesNameTheEngineRuntimeAndStepTheyWereMeasuredOn) {
+  // Each entry is predicted as the run it describes: stock or tuned, plain
+  // or compiled. Peaks 1.25x those predictions plus 1 MiB fit exactly only
+  // if every entry was predicted with its own runtime and step.
+  const Scratch s = scratch("runtime");
+  const std::vector<std::pair<std::vector<std::string>, nlohmann::json>> jobs = {
+      {{}, nlohmann::json::object()},
+      {{"--runtime", "stock"}, {{"runtime", "stock"}}},
+      {{"--compile", "on"}, {{"compile", true}}},
+      {{"--runtime", "tuned,-gqa", "--batch", "4"}, {{"runtime", "tuned,-gqa"}, {"batch", 4}}}};
+  nlohmann::json measurements = nlohmann::json::array();
+  for (const auto& [flags, keys] : jobs) {
+    std::vector<std::string> argv{"memory", "--model", "tiny", "--json"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const CliRun run = runCli(argv, s.env);
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    const auto bytes = parseSingleDocument(run)["total_bytes"].get<double>();
+    nlohmann::json entry = keys;
+    entry["model"] = "tiny";
+    entry["peak_bytes"] = static_cast<std::int64_t>(1.25 * bytes + 1048576.0);
+    measurements.push_back(entry);
+  }
+  const auto file = s.dir / "measured.json";
+  std::ofstream(file) << nlohmann::json{{"measurements", measurements}}.dump();
+  const CliRun run = runCli({"memory", "--calibrate", file.string(), "--json"}, s.env);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const auto fit = parseSingleDocument(run)["profiles"]["engine"];
+  EXPECT_NEAR(fit["scale"].get<double>(), 1.25, 1e-4);
+  EXPECT_LT(fit["max_error_after"].get<double>(), 1e-4);
+
+  std::ofstream(file) << R"({"measurements": [{"model": "tiny", "profile": "fsdp",
+                                               "runtime": "stock", "peak_bytes": 100000}]})";
+  const CliRun cluster = runCli({"memory", "--calibrate", file.string()}, s.env);
+  EXPECT_EQ(cluster.exitCode, 2);
+  EXPECT_NE(cluster.err.find("\"runtime\""), std::string::npos) << cluster.err;
 }
 
 TEST(CliMemoryCalibrate, ABadMeasurementIsNamedByItsPosition) {

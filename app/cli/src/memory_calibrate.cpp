@@ -61,15 +61,23 @@ Expected<memory::MeasuredPeak> readOne(const Json& entry) {
     if (!policy) return policy.error();
     memory::MeasuredPeak measured{{*config, *layout, *policy, *profile},
                                   static_cast<std::uint64_t>(*peak)};
-    // An engine run measured by `trainbench run` ran the tuned runtime unless
-    // its entry says otherwise, as for `memory --runtime`.
+    // An engine run measured by `trainbench run` ran the tuned runtime and
+    // the plain step unless its entry says otherwise, as for `memory`.
     if (*profile == memory::Profile::Engine) {
       auto runtime = applyRuntime(text("runtime", ""), measured.config);
       if (!runtime) return runtime.error();
-    } else if (entry.contains("runtime")) {
-      return makeError(ErrorKind::BadInput, "\"runtime\" describes this engine; the " +
-                                                memory::toString(*profile) +
-                                                " profile has none");
+      if (entry.contains("compile") && !entry["compile"].is_boolean()) {
+        throw std::invalid_argument("compile");
+      }
+      measured.config.compiledStep = entry.value("compile", false);
+    } else {
+      for (const char* key : {"runtime", "compile"}) {
+        if (!entry.contains(key)) continue;
+        return makeError(ErrorKind::BadInput, std::string("\"") + key +
+                                                  "\" describes this engine; the " +
+                                                  memory::toString(*profile) +
+                                                  " profile has none");
+      }
     }
     return measured;
   } catch (const std::exception& wrongType) {
