@@ -152,10 +152,11 @@ void MainWindow::onPageBusyChanged(bool busy) {
   if (!busy && !isBusy()) Q_EMIT settled();
 }
 
-void MainWindow::applyRecommendation(const QString& policy) {
+void MainWindow::applyRecommendation(const QString& policy, const QString& runtime) {
   // The planner's answer feeds both places a user acts on it: the engine run
-  // form, and the image's checkpointing switches for cluster jobs.
-  runsPage_->applyRecomputePolicy(policy);
+  // form (with the runtime it was planned for, which moves the peak), and the
+  // image's checkpointing switches for cluster jobs.
+  runsPage_->applyRecomputePolicy(policy, runtime);
   optimizationsPage_->applyCheckpointRecommendation(policy != QLatin1String("none"));
   statusBar()->showMessage(
       tr("Recommendation --recompute %1 applied to the Runs and Optimizations pages").arg(policy),

@@ -78,7 +78,7 @@ class MainWindow : public QMainWindow {
   void updateStatusBar();
   void saveWindowState();
   void connectPages();
-  void applyRecommendation(const QString& policy);
+  void applyRecommendation(const QString& policy, const QString& runtime);
   void onPageBusyChanged(bool busy);
 
   StudioSettings settings_;

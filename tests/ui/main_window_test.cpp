@@ -79,13 +79,19 @@ class MainWindowTest : public QObject {
   void memoryRecommendationReachesRunsAndOptimizations() {
     auto window = makeWindow();
     QTRY_VERIFY(!window->isBusy());
-    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("layers:5"));
+    QCOMPARE(window->runsPage()->form()->runtime(), QStringLiteral("tuned"));
+    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("layers:5"),
+                                                      QStringLiteral("stock"));
     QCOMPARE(window->runsPage()->form()->recomputePolicy(), QStringLiteral("layers:5"));
+    // The plan was made for the stock runtime, so the run form takes it too.
+    QCOMPARE(window->runsPage()->form()->runtime(), QStringLiteral("stock"));
     QVERIFY(window->optimizationsPage()->currentConfig().checkpointOptimization);
     QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("layers:5")));
 
-    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("none"));
+    // A cluster profile's plan names no engine runtime and leaves it alone.
+    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("none"), QString());
     QCOMPARE(window->runsPage()->form()->recomputePolicy(), QStringLiteral("none"));
+    QCOMPARE(window->runsPage()->form()->runtime(), QStringLiteral("stock"));
     QVERIFY(!window->optimizationsPage()->currentConfig().checkpointOptimization);
   }
 

@@ -227,6 +227,8 @@ class MemoryPageTest : public QObject {
     QCOMPARE(spy.at(0).at(0).toString(),
              QString::fromStdString(tb::memory::toString(plan->policy)));
     QVERIFY(spy.at(0).at(0).toString().startsWith(QStringLiteral("layers:")));
+    // Megatron's plan is for no engine runtime.
+    QVERIFY(spy.at(0).at(1).toString().isEmpty());
   }
 
   void rapidChangesEndOnTheLatestInputs() {
@@ -267,6 +269,11 @@ class MemoryPageTest : public QObject {
     show(in);
     QCOMPARE(page_->view().prediction.totalBytes, predicted(false));
     QVERIFY(predicted(false) < predicted(true));
+    // The recommendation names the runtime it was planned for.
+    QSignalSpy spy(page_.get(), &tb::ui::MemoryPage::recomputeRecommended);
+    QTest::mouseClick(page_->useRecommendationButton(), Qt::LeftButton);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(1).toString(), QStringLiteral("stock"));
     in.profile = QStringLiteral("megatron");
     in.dtype = QStringLiteral("bf16");
     show(in);

@@ -233,11 +233,12 @@ class RunsPageTest : public QObject {
     const QString why = tb::ui::toQString(form.arguments().error().message);
     QVERIFY2(why.contains(QStringLiteral("layers:x")), qPrintable(why));
     QVERIFY(!page().startButton()->isEnabled());
-    page().applyRecomputePolicy(QStringLiteral("layers:2"));
+    page().applyRecomputePolicy(QStringLiteral("layers:2"), QStringLiteral("stock"));
     QCOMPARE(form.recomputeCombo()->currentText(), QStringLiteral("layers:2"));
     auto args = form.arguments();
     QVERIFY(args);
     QVERIFY(args->join(QLatin1Char(' ')).contains(QStringLiteral("--recompute layers:2")));
+    QVERIFY(args->join(QLatin1Char(' ')).contains(QStringLiteral("--runtime stock")));
     QVERIFY(page().startButton()->isEnabled());
   }
 

@@ -100,7 +100,7 @@ MemoryPage::MemoryPage(const StudioSettings& settings, QWidget* parent)
   connect(form_, &MemoryInputsForm::inputsChanged, this, &MemoryPage::onInputsChanged);
   connect(useButton_, &QPushButton::clicked, this, [this] {
     const QString policy = recommendedPolicy(view_.plan);
-    if (view_.ok() && !policy.isEmpty()) Q_EMIT recomputeRecommended(policy);
+    if (view_.ok() && !policy.isEmpty()) Q_EMIT recomputeRecommended(policy, view_.runtime);
   });
 }
 

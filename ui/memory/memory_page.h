@@ -53,8 +53,9 @@ class MemoryPage : public QWidget {
 
  Q_SIGNALS:
   /// The planner's policy as --recompute spells it ("none", "selective",
-  /// "layers:12", "full"), for the Runs and Optimizations pages.
-  void recomputeRecommended(const QString& policy);
+  /// "layers:12", "full"), for the Runs and Optimizations pages, with the
+  /// engine runtime it was planned for (empty for the cluster profiles).
+  void recomputeRecommended(const QString& policy, const QString& runtime);
   void busyChanged(bool busy);
 
  private:

@@ -34,6 +34,7 @@ MemoryView computeMemoryView(const MemoryPageInputs& inputs) {
     return view;
   }
   view.input = *input;
+  if (view.input.profile == tb::memory::Profile::Engine) view.runtime = inputs.runtime;
   auto prediction = tb::memory::predictMemory(view.input);
   if (!prediction) {
     view.error = toQString(prediction.error().message);

@@ -19,6 +19,7 @@ namespace tb::ui {
 struct MemoryView {
   QString error;  ///< non-empty when the inputs are bad; names the bad value
   tb::memory::PredictionInput input;
+  QString runtime;  ///< the engine runtime predicted ("tuned", "stock"); empty for clusters
   tb::memory::MemoryPrediction prediction;
   tb::memory::RecomputePlan plan;
   std::uint64_t budgetBytes = 0;

@@ -294,6 +294,10 @@ void RunForm::setRecomputePolicy(const QString& policy) {
   recompute_->setCurrentText(policy.trimmed());
 }
 QString RunForm::recomputePolicy() const { return recompute_->currentText().trimmed(); }
+void RunForm::setRuntime(const QString& runtime) {
+  if (const int index = runtime_->findData(runtime); index >= 0) runtime_->setCurrentIndex(index);
+}
+QString RunForm::runtime() const { return runtime_->currentData().toString(); }
 
 QSpinBox* RunForm::shapeSpin(int field) const {
   const auto index = static_cast<std::size_t>(field);

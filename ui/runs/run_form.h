@@ -64,6 +64,10 @@ class RunForm : public QWidget {
   void setThreads(int threads);
   void setMemoryBudgetMiB(int mib);
   void setRecomputePolicy(const QString& policy);
+  /// Selects the runtime --runtime spells `runtime` ("tuned", "stock"); an
+  /// unknown name leaves the choice as it was.
+  void setRuntime(const QString& runtime);
+  [[nodiscard]] QString runtime() const;
   [[nodiscard]] QString recomputePolicy() const;
 
   /// The form's state, and its inverse; unknown names keep the current value.

@@ -159,9 +159,15 @@ void RunsPage::stopRun() {
   stop_->setEnabled(false);
 }
 
-void RunsPage::applyRecomputePolicy(const QString& policy) {
+void RunsPage::applyRecomputePolicy(const QString& policy, const QString& runtime) {
   form_->setRecomputePolicy(policy);
-  status_->setText(tr("Recompute set to %1 from the Memory page.").arg(policy));
+  if (runtime.isEmpty()) {
+    status_->setText(tr("Recompute set to %1 from the Memory page.").arg(policy));
+    return;
+  }
+  form_->setRuntime(runtime);
+  status_->setText(
+      tr("Recompute set to %1 for the %2 runtime from the Memory page.").arg(policy, runtime));
 }
 
 void RunsPage::onEvent(const tb::runs::RunEvent& event) {

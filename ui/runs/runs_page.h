@@ -54,7 +54,9 @@ class RunsPage : public QWidget {
   void startRun();
   void stopRun();
   /// Sets the form's recompute field (the Memory page's recommendation).
-  void applyRecomputePolicy(const QString& policy);
+  /// Sets --recompute, and --runtime too when `runtime` is given: a plan holds
+  /// only for the runtime it was made for.
+  void applyRecomputePolicy(const QString& policy, const QString& runtime = {});
 
  Q_SIGNALS:
   void runningChanged(bool running);
