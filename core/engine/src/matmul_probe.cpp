@@ -3,6 +3,15 @@
 // products are timed forward and backward (dX = dY·W and dW = dYᵀ·X): a path
 // that wins the forward product can lose the transposed ones, as oneDNN did
 // here before the probe timed them.
+//
+// Each path races in the threads it would train with, and its first pass
+// after they change is not timed: the threads the other path's pass left
+// busy compete for the cores for a while (oneDNN's products ran at 60-175
+// GFLOP/s right after ATen's pass, 260-280 after one more pass). The decision
+// is one decoder block, not the products alone: on ATen's path the tuned
+// runtime leaves the step's other operators one thread, and a `small` step
+// took 670 ms there against 510 ms on oneDNN's, while the products' rates
+// were within 10 % and went either way (docs/PERF.md, "Session 10").
 #include "matmul_probe.hpp"
 
 #include <ATen/ATen.h>
@@ -10,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,6 +37,8 @@ constexpr std::int64_t kSquareGpu = 4096;
 constexpr int kRepeats = 3;
 /// Passes per path over a step's products (about 80 ms each on `small` here).
 constexpr int kModelRepeats = 5;
+/// Timed blocks per path (about 70 ms each on `small` here).
+constexpr int kBlockRepeats = 3;
 
 double bestGflops(c10::Device device, at::ScalarType type, std::int64_t size, int repeats) {
   const auto options = at::TensorOptions().dtype(type).device(device);
@@ -81,8 +93,41 @@ MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats) {
   return rate;
 }
 
+namespace {
+
+/// Runs `timePass` (seconds) for each of `paths` in turn, `repeats` times, and
+/// keeps the least time of each; a warm-up pass each first. With `arrange`,
+/// each pass runs in its path's threads after an untimed pass in them.
+template <typename TimePass>
+std::vector<double> race(const std::vector<const MatmulPath*>& paths, int repeats,
+                         const ArrangeThreads& arrange, TimePass timePass) {
+  std::vector<double> best(paths.size(), std::numeric_limits<double>::infinity());
+  for (const MatmulPath* path : paths) {  // warm-up: primitives, pages
+    if (arrange) arrange(*path);
+    (void)timePass(*path);
+  }
+  // The paths take turns, one pass each, so that a slow spell of the machine
+  // (a neighbour on a shared host) falls on every path alike instead of
+  // deciding the race. Timing each path's repeats together put 3 of about 40
+  // runs of `small` on the slower path, one of them at 1.3-1.7x the step time
+  // of its other runs (docs/PERF.md).
+  for (int i = 0; i < repeats; ++i) {
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+      if (arrange) {
+        arrange(*paths[p]);
+        (void)timePass(*paths[p]);
+      }
+      best[p] = std::min(best[p], timePass(*paths[p]));
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 std::vector<double> probeModelProducts(const std::vector<const MatmulPath*>& paths,
-                                       const ModelConfig& model, int repeats) {
+                                       const ModelConfig& model, int repeats,
+                                       const ArrangeThreads& arrange) {
   const std::int64_t rows = model.batch * model.seq;
   struct Operands {
     at::Tensor x, weight, gradOut;
@@ -102,28 +147,23 @@ std::vector<double> probeModelProducts(const std::vector<const MatmulPath*>& pat
     // Three products of the same size: forward, dX and dW.
     flops += 3.0 * 2.0 * static_cast<double>(rows * product.in * product.out) * product.count;
   }
-  for (const MatmulPath* path : paths) {
-    for (const Operands& op : operands) forwardAndBackward(*path, op);  // warm-up: primitives, pages
-  }
-  // The paths take turns, one pass over the step's products each, so that a
-  // slow spell of the machine (a neighbour on a shared host) falls on every
-  // path alike instead of deciding the race. Timing each path's repeats
-  // together put 3 of about 40 runs of `small` on the slower path, one of
-  // them at 1.3-1.7x the step time of its other runs (docs/PERF.md).
-  std::vector<double> best(paths.size(), 0.0);
-  for (int i = 0; i < repeats; ++i) {
-    for (std::size_t p = 0; p < paths.size(); ++p) {
-      double seconds = 0.0;
-      for (const Operands& op : operands) {
-        const auto start = std::chrono::steady_clock::now();
-        forwardAndBackward(*paths[p], op);
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        seconds += elapsed.count() * op.count;
-      }
-      if (seconds > 0.0) best[p] = std::max(best[p], flops / seconds / 1e9);
+  std::vector<double> rates = race(paths, repeats, arrange, [&](const MatmulPath& path) {
+    double seconds = 0.0;
+    for (const Operands& op : operands) {
+      const auto start = std::chrono::steady_clock::now();
+      forwardAndBackward(path, op);
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      seconds += elapsed.count() * op.count;
     }
-  }
-  return best;
+    return seconds;
+  });
+  for (double& rate : rates) rate = rate > 0.0 ? flops / rate / 1e9 : 0.0;
+  return rates;
+}
+
+std::vector<double> probeBlock(const std::vector<const MatmulPath*>& paths, int repeats,
+                               const PathRace& race) {
+  return tb::engine::race(paths, repeats, race.arrange, race.timeBlock);
 }
 
 namespace {
@@ -134,16 +174,26 @@ struct ProbeMeasurement {
   std::vector<PathRate> candidates;
 };
 
-// The products' shapes and the thread count decide the rates; a process that
-// trains many runs (the Studio's tests, the memory sweep) measures each shape
-// once instead of spending the probe's start-up time on every run.
+// The products' shapes, the thread count and the block's operators decide the
+// measurements; a process that trains many runs (the Studio's tests, the
+// memory sweep) measures each once instead of spending the probe's start-up
+// time on every run.
 using ProbeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                            std::int64_t, std::int64_t, int, int, int>;
+                            std::int64_t, std::int64_t, bool, int, int, bool, std::string>;
 
-ProbeMeasurement measure(const ModelConfig& model, c10::Device device) {
-  const ProbeKey key{model.dim,   model.ffn,   model.heads, model.kvHeads,
-                     model.vocab, model.batch, model.seq,   device.is_cuda() ? 1 : 0,
-                     at::get_num_threads(), blasLibraryThreads()};
+ProbeMeasurement measure(const ModelConfig& model, c10::Device device, const PathRace& race) {
+  const ProbeKey key{model.dim,
+                     model.ffn,
+                     model.heads,
+                     model.kvHeads,
+                     model.vocab,
+                     model.batch,
+                     model.seq,
+                     device.is_cuda(),
+                     at::get_num_threads(),
+                     blasLibraryThreads(),
+                     static_cast<bool>(race.arrange),
+                     race.timeBlock ? race.variant : std::string()};
   static std::mutex mutex;
   static std::map<ProbeKey, ProbeMeasurement> measured;
   const std::lock_guard<std::mutex> lock(mutex);
@@ -152,9 +202,11 @@ ProbeMeasurement measure(const ModelConfig& model, c10::Device device) {
   result.square = probeMatmulRate(device, device.is_cuda() ? kSquareGpu : kSquareCpu, kRepeats);
   if (!device.is_cuda()) {
     const std::vector<const MatmulPath*> paths{&atenMatmulPath(), &oneDnnMatmulPath()};
-    const std::vector<double> rates = probeModelProducts(paths, model, kModelRepeats);
+    const std::vector<double> rates = probeModelProducts(paths, model, kModelRepeats, race.arrange);
+    std::vector<double> blocks(paths.size(), 0.0);
+    if (race.timeBlock) blocks = probeBlock(paths, kBlockRepeats, race);
     for (std::size_t p = 0; p < paths.size(); ++p) {
-      result.candidates.push_back({std::string(paths[p]->name()), rates[p]});
+      result.candidates.push_back({std::string(paths[p]->name()), rates[p], blocks[p]});
     }
   }
   measured.emplace(key, result);
@@ -163,23 +215,27 @@ ProbeMeasurement measure(const ModelConfig& model, c10::Device device) {
 
 }  // namespace
 
-MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool pickFastest) {
-  const ProbeMeasurement measured = measure(model, device);
+MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool pickFastest,
+                              const PathRace& race) {
+  const ProbeMeasurement measured = measure(model, device, race);
   MatmulChoice choice;
   choice.path = &atenMatmulPath();
   choice.peak = measured.square;
   choice.candidates = measured.candidates;
-  double fastest = 0.0;
+  const bool byBlock = std::all_of(measured.candidates.begin(), measured.candidates.end(),
+                                   [](const PathRate& rate) { return rate.blockSeconds > 0.0; });
+  const PathRate* fastest = nullptr;
   for (const PathRate& candidate : measured.candidates) {
-    const MatmulPath* path =
-        candidate.path == oneDnnMatmulPath().name() ? &oneDnnMatmulPath() : &atenMatmulPath();
-    if (pickFastest && candidate.gflops > fastest) {
-      fastest = candidate.gflops;
-      choice.path = path;
-    }
+    const bool faster = fastest == nullptr ||
+                        (byBlock ? candidate.blockSeconds < fastest->blockSeconds
+                                 : candidate.gflops > fastest->gflops);
+    if (faster) fastest = &candidate;
     if (candidate.gflops > choice.peak.gflops) {
       choice.peak = {candidate.gflops, candidate.path + " on the model's products"};
     }
+  }
+  if (pickFastest && fastest != nullptr && fastest->path == oneDnnMatmulPath().name()) {
+    choice.path = &oneDnnMatmulPath();
   }
   return choice;
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "block_timing.hpp"
 #include "compiled_step.hpp"
 #include "decoder_ops.hpp"
 #include "event_log.hpp"
@@ -130,26 +131,57 @@ void setThreadsForProbe(const RunConfig& config, int pool) {
   setBlasLibraryThreads(config.runtime.threads ? pool : blasDefault);
 }
 
-/// After the probe, the tuned runtime hands the pool to the library that runs
-/// the products and leaves the other one thread: two pools of spinning
-/// threads on the same cores made a `small` step 2.6x slower (docs/PERF.md).
-HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulChoice& matmul) {
+/// The tuned runtime hands the pool to the library that runs the products on
+/// `path` and leaves the other one thread: two pools of spinning threads on
+/// the same cores made a `small` step 2.6x slower (docs/PERF.md). The probe
+/// times each candidate path in these threads too; timed with both pools
+/// full, oneDNN shared the cores with OpenBLAS threads still spinning from
+/// ATen's pass, and lost the race to a path that trains a `small` step about
+/// 30 % slower.
+HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulPath& path) {
   if (config.runtime.threads && blasLibraryThreads() > 0 && pool > 1) {
-    if (matmul.path == &atenMatmulPath()) {
-      at::set_num_threads(1);
-    } else {
-      setBlasLibraryThreads(1);
-    }
+    const bool blasRunsProducts = &path == &atenMatmulPath();
+    at::set_num_threads(blasRunsProducts ? 1 : pool);
+    setBlasLibraryThreads(blasRunsProducts ? pool : 1);
   }
   return {at::get_num_threads(), blasLibraryThreads()};
 }
 
+/// How the tuned runtime races the CPU paths: each in the threads it would
+/// train with, on one block of the step's own operators (`opsOn`). Only when
+/// the paths would train in different threads does the block decide; else
+/// the products' rates do, as a block adds nothing they do not time.
+template <typename OpsOn>
+PathRace pathRace(const RunConfig& config, c10::Device device, int pool, const OpsOn& opsOn) {
+  PathRace race;
+  if (!config.runtime.matmul || device.is_cuda() || !config.runtime.threads ||
+      blasLibraryThreads() <= 0 || pool <= 1) {
+    return race;
+  }
+  race.arrange = [&config, pool](const MatmulPath& path) { arrangeThreads(config, pool, path); };
+  // Built on first use: a probe measured earlier in this process needs no block.
+  auto timing = std::make_shared<std::unique_ptr<BlockTiming>>();
+  race.timeBlock = [timing, opsOn, &config, device](const MatmulPath& path) {
+    if (!*timing) *timing = std::make_unique<BlockTiming>(config.model, device);
+    return (*timing)->seconds(*opsOn(path));
+  };
+  race.variant = std::string(config.compile ? "compiled" : "reference") +
+                 (config.runtime.gqaInPlace ? ", gqa in place" : "");
+  return race;
+}
+
 nlohmann::json probeToJson(const MatmulChoice& choice) {
   nlohmann::json paths = nlohmann::json::object();
-  for (const PathRate& rate : choice.candidates) paths[rate.path] = rate.gflops;
-  return {{"gflops", paths},
-          {"peak_gflops", choice.peak.gflops},
-          {"peak_source", choice.peak.path}};
+  nlohmann::json blocks = nlohmann::json::object();
+  for (const PathRate& rate : choice.candidates) {
+    paths[rate.path] = rate.gflops;
+    if (rate.blockSeconds > 0.0) blocks[rate.path] = 1e3 * rate.blockSeconds;
+  }
+  nlohmann::json probe{{"gflops", paths},
+                       {"peak_gflops", choice.peak.gflops},
+                       {"peak_source", choice.peak.path}};
+  if (!blocks.empty()) probe["block_ms"] = blocks;
+  return probe;
 }
 
 nlohmann::json planToJson(const StepPlan& plan) {
@@ -201,19 +233,22 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   auto& allocator = TrackingCpuAllocator::install();
   const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
                                                            : c10::Device(c10::DeviceType::CPU);
+  const StepPlan plan = planCompiledStep(config);
+  const bool gqaInPlace = config.runtime.gqaInPlace;
+  const auto opsOn = [&config, &plan, gqaInPlace](const MatmulPath& path) {
+    return config.compile ? makeCompiledOps(plan, path, gqaInPlace)
+                          : makeReferenceOps(path, gqaInPlace);
+  };
   const int pool = threadsFor(config);
   setThreadsForProbe(config, pool);
-  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul);
-  const HostThreads threads = arrangeThreads(config, pool, matmul);
+  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul,
+                                               pathRace(config, device, pool, opsOn));
+  const HostThreads threads = arrangeThreads(config, pool, *matmul.path);
   const nlohmann::json configJson = configToJson(config, threads);
   if (const Status written = directory->writeConfig(configJson.dump(2)); !written) {
     return written.error();
   }
-  const StepPlan plan = planCompiledStep(config);
-  const bool gqaInPlace = config.runtime.gqaInPlace;
-  const std::unique_ptr<DecoderOps> ops = config.compile
-                                              ? makeCompiledOps(plan, *matmul.path, gqaInPlace)
-                                              : makeReferenceOps(*matmul.path, gqaInPlace);
+  const std::unique_ptr<DecoderOps> ops = opsOn(*matmul.path);
   EventLog events(*directory, config.events);
   const LoopInputs inputs{&config,
                           &*data,

@@ -1,7 +1,9 @@
 // The start-up matmul probe decides which path a tuned run multiplies on, so
 // a slow spell of a shared machine must not decide it: the candidate paths
-// take turns pass by pass rather than each timing all of its passes at once.
-// Checked on the order of the calls, not on times (unit tests time nothing).
+// take turns pass by pass rather than each timing all of its passes at once,
+// each in the threads it would train with and after an untimed pass in them.
+// Checked on the order of the calls, not on times (unit tests time nothing);
+// the decision is checked on block times the test supplies.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -61,6 +63,67 @@ TEST(MatmulProbe, CandidatePathsTakeTurnsPassByPass) {
   const std::vector<std::string> expected{"first", "second", "first", "second",
                                           "first", "second", "first", "second"};
   EXPECT_EQ(owners, expected);
+}
+
+/// Passes' owners in order: "arrange:X" for an arrangement, else the path
+/// that ran every call of one pass over the step's products.
+std::vector<std::string> passesOf(const std::vector<std::string>& calls, std::size_t pass) {
+  std::vector<std::string> owners;
+  for (std::size_t i = 0; i < calls.size();) {
+    if (calls[i].rfind("arrange:", 0) == 0) {
+      owners.push_back(calls[i++]);
+      continue;
+    }
+    for (std::size_t j = i; j < i + pass; ++j) EXPECT_EQ(calls.at(j), calls[i]) << j;
+    owners.push_back(calls[i]);
+    i += pass;
+  }
+  return owners;
+}
+
+TEST(MatmulProbe, ArrangedPathsRaceInTheirOwnThreadsAfterAnUntimedPass) {
+  std::vector<std::string> calls;
+  const RecordingPath first("first", calls);
+  const RecordingPath second("second", calls);
+  const auto model = *tb::model::findPreset("tiny");
+  const auto arrange = [&calls](const tb::engine::MatmulPath& path) {
+    calls.push_back("arrange:" + std::string(path.name()));
+  };
+  const std::vector<double> rates =
+      tb::engine::probeModelProducts({&first, &second}, model, 2, arrange);
+  ASSERT_EQ(rates.size(), 2U);
+
+  // A warm-up each, then per repeat and path an untimed and a timed pass: 10
+  // passes, each one call per product shape, and 6 arrangements.
+  ASSERT_EQ((calls.size() - 6) % 10, 0U);
+  const std::size_t pass = (calls.size() - 6) / 10;
+  const std::vector<std::string> expected{
+      "arrange:first", "first",  "arrange:second", "second",           // warm-up
+      "arrange:first", "first",  "first",          "arrange:second",  // repeat 1
+      "second",        "second", "arrange:first",  "first",
+      "first",         "arrange:second", "second", "second"};         // repeat 2
+  EXPECT_EQ(passesOf(calls, pass), expected);
+}
+
+TEST(MatmulProbe, ABlockTimeDecidesOverTheProductsRate) {
+  const auto model = *tb::model::findPreset("tiny");
+  const auto cpu = c10::Device(c10::DeviceType::CPU);
+  for (const std::string faster : {"aten", "onednn"}) {
+    tb::engine::PathRace race;
+    race.timeBlock = [&faster](const tb::engine::MatmulPath& path) {
+      return path.name() == faster ? 1e-3 : 2e-3;
+    };
+    race.variant = "test: " + faster + " has the faster block";
+    const auto choice = tb::engine::chooseMatmulPath(model, cpu, true, race);
+    EXPECT_EQ(choice.path->name(), faster);
+    ASSERT_EQ(choice.candidates.size(), 2U);
+    for (const auto& candidate : choice.candidates) {
+      EXPECT_DOUBLE_EQ(candidate.blockSeconds, candidate.path == faster ? 1e-3 : 2e-3);
+      EXPECT_GT(candidate.gflops, 0.0);
+    }
+    // Without the tuned runtime's matmul switch, ATen whatever the race says.
+    EXPECT_EQ(tb::engine::chooseMatmulPath(model, cpu, false, race).path->name(), "aten");
+  }
 }
 
 }  // namespace

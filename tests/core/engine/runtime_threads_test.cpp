@@ -21,6 +21,13 @@ nlohmann::json configOf(const std::filesystem::path& dir) {
   return nlohmann::json::parse(in);
 }
 
+nlohmann::json startEventOf(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "events.jsonl");
+  std::string line;
+  std::getline(in, line);
+  return nlohmann::json::parse(line);
+}
+
 tb::engine::RunConfig tinyRun(const std::string& name, const std::string& runtime, int threads) {
   tb::engine::RunConfig config;
   config.model = *tb::model::findPreset("tiny");
@@ -70,6 +77,28 @@ TEST(HostRuntime, TunedRunsGiveThePoolToOneLibraryAndStockRunsGetTheDefaultsBack
   ASSERT_TRUE(tb::engine::runTraining(stock).ok());
   EXPECT_EQ(configOf(stock.runDir).at("blas_threads").get<int>(), blasDefault);
   EXPECT_EQ(tb::engine::blasLibraryThreads(), blasDefault);
+}
+
+// With the pool given to one library or the other, ATen's path leaves the
+// step's other operators one thread: the path is chosen on a block of the
+// step, timed in the threads each path trains with, not on the products alone.
+TEST(HostRuntime, TunedRunsWhosePathsTrainInOtherThreadsChooseByABlock) {
+  if (tb::engine::blasLibraryThreads() == 0) GTEST_SKIP() << "this BLAS has no thread pool of its own";
+  const auto raced = tinyRun("raced", "tuned", 2);
+  const auto summary = tb::engine::runTraining(raced);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  const nlohmann::json probe = startEventOf(raced.runDir).at("matmul_probe");
+  ASSERT_TRUE(probe.contains("block_ms")) << probe.dump();
+  const double aten = probe.at("block_ms").at("aten").get<double>();
+  const double onednn = probe.at("block_ms").at("onednn").get<double>();
+  EXPECT_GT(aten, 0.0);
+  EXPECT_GT(onednn, 0.0);
+  EXPECT_EQ(summary->matmulPath, aten < onednn ? "aten" : "onednn") << probe.dump();
+
+  // One thread: both paths train in the same threads, the products decide.
+  const auto single = tinyRun("single", "tuned", 1);
+  ASSERT_TRUE(tb::engine::runTraining(single).ok());
+  EXPECT_FALSE(startEventOf(single.runDir).at("matmul_probe").contains("block_ms"));
 }
 
 }  // namespace
