@@ -188,11 +188,14 @@ double gatheredWeightBytes(const ParamCounts& counts, const ParallelConfig& para
 }
 
 double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
-                          const ParallelConfig& parallel, Profile profile) {
+                          const ParallelConfig& parallel, Profile profile, bool flatUpdate) {
   switch (profile) {
     case Profile::Engine:
-      // sqrt(v) and its division by the bias correction, one tensor at a time.
-      return 2.0 * 4.0 * d(counts.largestTensor) / d(parallel.tp);
+      // Flat buffers: sqrt(v) of the whole buffer, divided in place. Per
+      // tensor: sqrt(v) and its division by the bias correction, one tensor
+      // at a time.
+      return flatUpdate ? 4.0 * d(shardParams)
+                        : 2.0 * 4.0 * d(counts.largestTensor) / d(parallel.tp);
     case Profile::Fsdp: {
       // torch.optim.AdamW (foreach) materialises sqrt(v) for every shard at once.
       const double shard = parallel.zero >= 1 ? d(shardParams) / d(parallel.dp) : d(shardParams);

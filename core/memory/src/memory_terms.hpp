@@ -96,9 +96,11 @@ inline constexpr std::int64_t kHeadChunkRows = 256;
 [[nodiscard]] double gatheredWeightBytes(const ParamCounts& counts, const ParallelConfig& parallel,
                                          Profile profile);
 
-/// Optimizer-step temporaries (foreach Adam, the engine's sqrt/div).
+/// Optimizer-step temporaries (foreach Adam, the engine's sqrt/div); `flatUpdate`:
+/// the engine's plain AdamW over its flat buffers (the tuned runtime's flat gradients).
 [[nodiscard]] double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
-                                        const ParallelConfig& parallel, Profile profile);
+                                        const ParallelConfig& parallel, Profile profile,
+                                        bool flatUpdate);
 
 /// Fixed framework buffers: token ids, RoPE tables, cuBLAS workspace, DeepSpeed buckets.
 [[nodiscard]] double fixedOverheadBytes(const model::ModelConfig& model,

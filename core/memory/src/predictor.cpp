@@ -147,7 +147,9 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   step.breakdown.gradients = bytes(allGrads);
   // The fused clipped AdamW updates the flat buffers in place: no temporaries.
   step.breakdown.optimizer +=
-      bytes(compiled ? 0.0 : detail::optimizerStepBytes(counts, shardParams, p, input.profile));
+      bytes(compiled ? 0.0
+                     : detail::optimizerStepBytes(counts, shardParams, p, input.profile,
+                                                  input.flatGradients));
   phases.push_back(step);
 
   for (Phase& phase : phases) finish(phase.breakdown, fixed, fragmentation);
