@@ -1,7 +1,10 @@
 // Flat parameter buffers against the per-tensor optimizer they replace: the
 // same clipped AdamW trajectory over several steps (float32, rel <= 1e-6),
 // gradients that autograd accumulates in place into the flat buffer, and
-// optimizer state that checkpoints find under the same names.
+// optimizer state that checkpoints find under the same names. Their memory:
+// the buffers are built without the per-tensor weights beside all four, and
+// the plain update over them makes one buffer-sized temporary (the engine
+// profile counts exactly that; docs/MEMORY.md).
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -13,6 +16,7 @@
 #include "decoder.hpp"
 #include "flat_parameters.hpp"
 #include "tb/model/model_config.hpp"
+#include "tracking_allocator.hpp"
 
 namespace {
 
@@ -133,6 +137,49 @@ TEST(FlatParameters, RestoreRefusesStateWithAMissingTensor) {
   std::vector<NamedTensor> state = flat.state();
   state.pop_back();
   EXPECT_THROW(flat.restore(state, 3), std::invalid_argument);
+}
+
+std::int64_t parameterBytes(const DecoderWeights& weights) {
+  std::int64_t bytes = 0;
+  for (const NamedTensor& parameter : tb::engine::namedParameters(weights)) {
+    bytes += parameter.tensor.numel() * 4;
+  }
+  return bytes;
+}
+
+/// Bytes allocated for small tensors (scalars, the norms' stack) besides the
+/// buffers: far below one buffer of the tiny model (about 0.5 MB).
+constexpr std::int64_t kSmallTensorBytes = 16 * 1024;
+
+TEST(FlatParameters, BuildingTheBuffersReleasesThePerTensorWeightsFirst) {
+  auto& allocator = tb::engine::TrackingCpuAllocator::install();
+  DecoderWeights built = weights();
+  const std::int64_t buffer = parameterBytes(built);
+  const auto before = static_cast<std::int64_t>(allocator.liveBytes());  // the weights: one buffer's worth
+  allocator.resetPeak();
+  const FlatParameters flat(built);
+  const auto peak = static_cast<std::int64_t>(allocator.peakBytes()) - before;
+  const auto kept = static_cast<std::int64_t>(allocator.liveBytes()) - before;
+  EXPECT_NEAR(static_cast<double>(kept), 3.0 * static_cast<double>(buffer),
+              static_cast<double>(kSmallTensorBytes))
+      << "four buffers live, the per-tensor weights released";
+  EXPECT_LE(peak, 3 * buffer + kSmallTensorBytes) << "one buffer: " << buffer;
+}
+
+TEST(FlatParameters, ThePlainUpdateMakesOneBufferSizedTemporary) {
+  auto& allocator = tb::engine::TrackingCpuAllocator::install();
+  DecoderWeights built = weights();
+  const std::int64_t buffer = parameterBytes(built);
+  FlatParameters flat(built);
+  for (const NamedTensor& parameter : flat.parameters()) {
+    parameter.tensor.mutable_grad().copy_(gradientFor(parameter, 1));
+  }
+  const auto before = static_cast<std::int64_t>(allocator.liveBytes());
+  allocator.resetPeak();
+  (void)flat.clipAndStep(kMaxNorm);
+  const auto peak = static_cast<std::int64_t>(allocator.peakBytes()) - before;
+  EXPECT_GE(peak, buffer);
+  EXPECT_LE(peak, buffer + kSmallTensorBytes) << "one buffer: " << buffer;
 }
 
 }  // namespace
