@@ -161,11 +161,6 @@ std::vector<double> probeModelProducts(const std::vector<const MatmulPath*>& pat
   return rates;
 }
 
-std::vector<double> probeBlock(const std::vector<const MatmulPath*>& paths, int repeats,
-                               const PathRace& race) {
-  return tb::engine::race(paths, repeats, race.arrange, race.timeBlock);
-}
-
 namespace {
 
 /// What the probe measured for one model shape on one device at one thread count.
@@ -204,7 +199,9 @@ ProbeMeasurement measure(const ModelConfig& model, c10::Device device, const Pat
     const std::vector<const MatmulPath*> paths{&atenMatmulPath(), &oneDnnMatmulPath()};
     const std::vector<double> rates = probeModelProducts(paths, model, kModelRepeats, race.arrange);
     std::vector<double> blocks(paths.size(), 0.0);
-    if (race.timeBlock) blocks = probeBlock(paths, kBlockRepeats, race);
+    if (race.timeBlock) {
+      blocks = tb::engine::race(paths, kBlockRepeats, race.arrange, race.timeBlock);
+    }
     for (std::size_t p = 0; p < paths.size(); ++p) {
       result.candidates.push_back({std::string(paths[p]->name()), rates[p], blocks[p]});
     }

@@ -71,11 +71,6 @@ struct PathRace {
                                                      const ModelConfig& model, int repeats,
                                                      const ArrangeThreads& arrange = {});
 
-/// The best of `repeats` times of `race.timeBlock` on each of `paths`, taking
-/// turns and arranged as probeModelProducts does.
-[[nodiscard]] std::vector<double> probeBlock(const std::vector<const MatmulPath*>& paths,
-                                             int repeats, const PathRace& race);
-
 /// On the CPU, probes ATen and oneDNN on the model's products (and, with
 /// `race.timeBlock`, on one block); `pickFastest` (the tuned runtime's matmul
 /// switch) takes the faster block, or the faster products without one,

@@ -138,8 +138,14 @@ void setThreadsForProbe(const RunConfig& config, int pool) {
 /// full, oneDNN shared the cores with OpenBLAS threads still spinning from
 /// ATen's pass, and lost the race to a path that trains a `small` step about
 /// 30 % slower.
+/// Whether the tuned runtime splits the pool between the two libraries, so
+/// that the paths train in different threads.
+bool splitsThePool(const RunConfig& config, int pool) {
+  return config.runtime.threads && blasLibraryThreads() > 0 && pool > 1;
+}
+
 HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulPath& path) {
-  if (config.runtime.threads && blasLibraryThreads() > 0 && pool > 1) {
+  if (splitsThePool(config, pool)) {
     const bool blasRunsProducts = &path == &atenMatmulPath();
     at::set_num_threads(blasRunsProducts ? 1 : pool);
     setBlasLibraryThreads(blasRunsProducts ? pool : 1);
@@ -154,10 +160,7 @@ HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulPath& 
 template <typename OpsOn>
 PathRace pathRace(const RunConfig& config, c10::Device device, int pool, const OpsOn& opsOn) {
   PathRace race;
-  if (!config.runtime.matmul || device.is_cuda() || !config.runtime.threads ||
-      blasLibraryThreads() <= 0 || pool <= 1) {
-    return race;
-  }
+  if (!config.runtime.matmul || device.is_cuda() || !splitsThePool(config, pool)) return race;
   race.arrange = [&config, pool](const MatmulPath& path) { arrangeThreads(config, pool, path); };
   // Built on first use: a probe measured earlier in this process needs no block.
   auto timing = std::make_shared<std::unique_ptr<BlockTiming>>();
