@@ -8,10 +8,11 @@
 // after they change is not timed: the threads the other path's pass left
 // busy compete for the cores for a while (oneDNN's products ran at 60-175
 // GFLOP/s right after ATen's pass, 260-280 after one more pass). The decision
-// is one decoder block, not the products alone: on ATen's path the tuned
+// takes one decoder block as well as the products: on ATen's path the tuned
 // runtime leaves the step's other operators one thread, and a `small` step
 // took 670 ms there against 510 ms on oneDNN's, while the products' rates
-// were within 10 % and went either way (docs/PERF.md, "Session 10").
+// were within 10 % and went either way (docs/PERF.md, "Session 10"). Neither
+// race alone is safe from a slow spell; see fastestPath.
 #include "matmul_probe.hpp"
 
 #include <ATen/ATen.h>
@@ -212,6 +213,25 @@ ProbeMeasurement measure(const ModelConfig& model, c10::Device device, const Pat
 
 }  // namespace
 
+std::string fastestPath(const std::vector<PathRate>& candidates) {
+  const auto best = [&candidates](auto faster) {
+    const auto found = std::min_element(candidates.begin(), candidates.end(), faster);
+    return found == candidates.end() ? std::string() : found->path;
+  };
+  const std::string byProducts =
+      best([](const PathRate& a, const PathRate& b) { return a.gflops > b.gflops; });
+  const bool timedBlocks = !candidates.empty() &&
+                           std::all_of(candidates.begin(), candidates.end(),
+                                       [](const PathRate& rate) { return rate.blockSeconds > 0.0; });
+  if (!timedBlocks) return byProducts;
+  const std::string byBlock = best(
+      [](const PathRate& a, const PathRate& b) { return a.blockSeconds < b.blockSeconds; });
+  // Two of about 25 runs of `small` on session 11's machine took ATen's path
+  // on the block alone, with products 10 % slower than oneDNN's, and trained
+  // 28-36 % slower a step (docs/PERF.md, "Session 11").
+  return byBlock == byProducts ? byBlock : std::string(oneDnnMatmulPath().name());
+}
+
 MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool pickFastest,
                               const PathRace& race) {
   const ProbeMeasurement measured = measure(model, device, race);
@@ -219,19 +239,12 @@ MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool
   choice.path = &atenMatmulPath();
   choice.peak = measured.square;
   choice.candidates = measured.candidates;
-  const bool byBlock = std::all_of(measured.candidates.begin(), measured.candidates.end(),
-                                   [](const PathRate& rate) { return rate.blockSeconds > 0.0; });
-  const PathRate* fastest = nullptr;
   for (const PathRate& candidate : measured.candidates) {
-    const bool faster = fastest == nullptr ||
-                        (byBlock ? candidate.blockSeconds < fastest->blockSeconds
-                                 : candidate.gflops > fastest->gflops);
-    if (faster) fastest = &candidate;
     if (candidate.gflops > choice.peak.gflops) {
       choice.peak = {candidate.gflops, candidate.path + " on the model's products"};
     }
   }
-  if (pickFastest && fastest != nullptr && fastest->path == oneDnnMatmulPath().name()) {
+  if (pickFastest && fastestPath(measured.candidates) == oneDnnMatmulPath().name()) {
     choice.path = &oneDnnMatmulPath();
   }
   return choice;

@@ -71,10 +71,17 @@ struct PathRace {
                                                      const ModelConfig& model, int repeats,
                                                      const ArrangeThreads& arrange = {});
 
+/// The path `candidates` (ATen's and oneDNN's, as the probe measured them)
+/// say a tuned run trains fastest on. Without block times, the faster
+/// products. With them, ATen only where it wins both races: its path leaves
+/// the step's other operators one thread, which the products do not see and
+/// one block sees only in part, so where the two disagree the measurements
+/// are noise and oneDNN, which keeps the pool whole, is the safer choice.
+[[nodiscard]] std::string fastestPath(const std::vector<PathRate>& candidates);
+
 /// On the CPU, probes ATen and oneDNN on the model's products (and, with
 /// `race.timeBlock`, on one block); `pickFastest` (the tuned runtime's matmul
-/// switch) takes the faster block, or the faster products without one,
-/// otherwise ATen. On a GPU, ATen with the square-product peak. The threads
+/// switch) takes fastestPath's choice, otherwise ATen. On a GPU, ATen with the square-product peak. The threads
 /// are left as the probe left them: the caller arranges them for the choice.
 [[nodiscard]] MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device,
                                             bool pickFastest, const PathRace& race = {});

@@ -105,25 +105,46 @@ TEST(MatmulProbe, ArrangedPathsRaceInTheirOwnThreadsAfterAnUntimedPass) {
   EXPECT_EQ(passesOf(calls, pass), expected);
 }
 
-TEST(MatmulProbe, ABlockTimeDecidesOverTheProductsRate) {
+TEST(MatmulProbe, TheRacedBlocksAreRecordedAndAFasterOneDnnBlockTrainsOnOneDnn) {
   const auto model = *tb::model::findPreset("tiny");
   const auto cpu = c10::Device(c10::DeviceType::CPU);
-  for (const std::string faster : {"aten", "onednn"}) {
-    tb::engine::PathRace race;
-    race.timeBlock = [&faster](const tb::engine::MatmulPath& path) {
-      return path.name() == faster ? 1e-3 : 2e-3;
-    };
-    race.variant = "test: " + faster + " has the faster block";
-    const auto choice = tb::engine::chooseMatmulPath(model, cpu, true, race);
-    EXPECT_EQ(choice.path->name(), faster);
-    ASSERT_EQ(choice.candidates.size(), 2U);
-    for (const auto& candidate : choice.candidates) {
-      EXPECT_DOUBLE_EQ(candidate.blockSeconds, candidate.path == faster ? 1e-3 : 2e-3);
-      EXPECT_GT(candidate.gflops, 0.0);
-    }
-    // Without the tuned runtime's matmul switch, ATen whatever the race says.
-    EXPECT_EQ(tb::engine::chooseMatmulPath(model, cpu, false, race).path->name(), "aten");
+  tb::engine::PathRace race;
+  race.timeBlock = [](const tb::engine::MatmulPath& path) {
+    return path.name() == "onednn" ? 1e-3 : 2e-3;
+  };
+  race.variant = "test: onednn has the faster block";
+  const auto choice = tb::engine::chooseMatmulPath(model, cpu, true, race);
+  // Whichever products were faster: oneDNN wins both races or they disagree.
+  EXPECT_EQ(choice.path->name(), "onednn");
+  ASSERT_EQ(choice.candidates.size(), 2U);
+  for (const auto& candidate : choice.candidates) {
+    EXPECT_DOUBLE_EQ(candidate.blockSeconds, candidate.path == "onednn" ? 1e-3 : 2e-3);
+    EXPECT_GT(candidate.gflops, 0.0);
   }
+  // Without the tuned runtime's matmul switch, ATen whatever the race says.
+  EXPECT_EQ(tb::engine::chooseMatmulPath(model, cpu, false, race).path->name(), "aten");
+}
+
+using tb::engine::PathRate;
+
+TEST(MatmulProbe, WithoutBlocksTheFasterProductsDecide) {
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 260.0, 0.0}, {"onednn", 250.0, 0.0}}), "aten");
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.0}, {"onednn", 250.0, 0.0}}), "onednn");
+  EXPECT_EQ(tb::engine::fastestPath({}), "");
+}
+
+TEST(MatmulProbe, AtenNeedsBothRacesWhereBlocksWereTimed) {
+  // Both races agree: that path.
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 270.0, 0.060}, {"onednn", 250.0, 0.070}}), "aten");
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.076}, {"onednn", 264.0, 0.072}}),
+            "onednn");
+  // They disagree, either way round: oneDNN, which keeps the step's threads.
+  // The first is session 11's misjudged run shape: ATen's block ahead by a
+  // slow spell, its products 10 % behind.
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.069}, {"onednn", 264.0, 0.073}}),
+            "onednn");
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 280.0, 0.080}, {"onednn", 200.0, 0.070}}),
+            "onednn");
 }
 
 }  // namespace
