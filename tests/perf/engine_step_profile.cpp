@@ -180,16 +180,23 @@ int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
       stepSeconds += event.value("step_time_s", 0.0);
     }
   }
+  // The BLAS library's own pool: on ATen's path it, not the intra-op pool,
+  // runs the products, so "1 threads" alone misreads such a run.
+  int blasThreads = 0;
+  if (std::ifstream file(config.runDir / "config.json"); file) {
+    const auto written = nlohmann::json::parse(file, nullptr, false);
+    if (written.is_object()) blasThreads = written.value("blas_threads", 0);
+  }
   std::filesystem::remove_all(config.runDir);
   if (!summary) {
     std::fprintf(stderr, "engine_step_profile: %s\n", summary.error().message.c_str());
     return 1;
   }
-  std::printf("engine %s, runtime %s, compile %s, recompute %s, %d threads, matmul %s, "
+  std::printf("engine %s, runtime %s, compile %s, recompute %s, %d threads (BLAS %d), matmul %s, "
               "%lld steps: median step %.1f ms, %.0f tokens/s, MFU %.1f %% of %.0f GFLOP/s\n",
               model.name.c_str(), toString(config.runtime).c_str(),
               config.compile ? "on" : "off", summary->recompute.c_str(), summary->threads,
-              summary->matmulPath.c_str(),
+              blasThreads, summary->matmulPath.c_str(),
               static_cast<long long>(config.steps), 1e3 * summary->stepTimeSeconds,
               summary->tokensPerSecond, 100.0 * summary->mfu, summary->matmulGflops);
   // Every step is observed: op times and the steps' own times are both
