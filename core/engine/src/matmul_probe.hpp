@@ -81,8 +81,9 @@ struct PathRace {
 
 /// On the CPU, probes ATen and oneDNN on the model's products (and, with
 /// `race.timeBlock`, on one block); `pickFastest` (the tuned runtime's matmul
-/// switch) takes fastestPath's choice, otherwise ATen. On a GPU, ATen with the square-product peak. The threads
-/// are left as the probe left them: the caller arranges them for the choice.
+/// switch) takes fastestPath's choice, otherwise ATen. On a GPU, ATen with
+/// the square-product peak. The threads are left as the probe left them: the
+/// caller arranges them for the choice.
 [[nodiscard]] MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device,
                                             bool pickFastest, const PathRace& race = {});
 
