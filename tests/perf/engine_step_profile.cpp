@@ -16,9 +16,10 @@
 // times per step set against its mean step time; the difference is time in
 // no recorded op (autograd's own bookkeeping, Python-free glue, idle threads).
 //
-//   engine_step_profile [--model small] [--steps 20] [--profile-steps 5] [--threads N]
+//   engine_step_profile [--model small] [--batch B] [--steps 20] [--profile-steps 5]
+//                       [--threads N]
 //   engine_step_profile --runtime tuned [--compile on] [--recompute POLICY] [--model small]
-//                       [--steps 10]
+//                       [--batch B] [--steps 10]
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -217,7 +218,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "engine_step_profile: %s\n", preset.error().message.c_str());
     return 2;
   }
-  const ModelConfig config = *preset;
+  ModelConfig config = *preset;
+  config.batch = intFlag(argc, argv, "--batch", static_cast<int>(config.batch));
   if (hasFlag(argc, argv, "--runtime") || hasFlag(argc, argv, "--compile")) {
     return profileTrainer(config, argc, argv);
   }
