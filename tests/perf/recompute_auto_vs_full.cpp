@@ -7,6 +7,7 @@
 //
 //   recompute_auto_vs_full [--binary PATH] [--fraction 0.7] [--repeats 3]
 //                          [--steps 6] [--threads N] [--in-process] [--with-none]
+//                          [--also POLICY]...
 //                          [MODEL-FLAGS...]
 //
 // MODEL-FLAGS (default: --model small) are passed to trainbench unchanged.
@@ -20,6 +21,10 @@
 // are then --model and --batch only.
 //
 // The median of the within-repeat ratios comes with a bootstrap 95 % interval.
+//
+// --also POLICY (repeatable) adds a run of that --recompute policy under the
+// same budget to every repeat, reported against full like auto: a way to
+// price another plan than the planner's on the same turns of the machine.
 //
 // --with-none adds a no-recompute run (no budget) to every repeat. auto
 // cannot beat none, so none / full is the ceiling of auto / full on this
@@ -54,6 +59,7 @@ struct Options {
   std::string threads = "0";
   bool inProcess = false;
   bool withNone = false;
+  std::vector<std::string> also;  ///< further policies run under the budget
   std::vector<std::string> modelFlags;
 };
 
@@ -100,6 +106,11 @@ Options parse(int argc, char** argv) {
       options.steps = value;
     } else if (flag == "--threads") {
       options.threads = value;
+    } else if (flag == "--also") {
+      if (value == "none" || value == "full" || value == "auto") {
+        usage("--also: '" + value + "' is run already");
+      }
+      options.also.push_back(value);
     } else {
       options.modelFlags.insert(options.modelFlags.end(), {flag, value});
     }
@@ -211,6 +222,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, std::vector<Run>> runs;
   std::vector<std::string> policies{"full", "auto"};
+  policies.insert(policies.end(), options.also.begin(), options.also.end());
   if (options.withNone) policies.push_back("none");
   for (int repeat = 0; repeat < options.repeats; ++repeat) {
     // Each repeat turns the order by one and every other one reverses it
@@ -262,6 +274,7 @@ int main(int argc, char** argv) {
     return median(pairs);
   };
   const double autoOverFull = withinRepeats("auto", "full");
+  for (const std::string& policy : options.also) (void)withinRepeats(policy.c_str(), "full");
   if (options.withNone) {
     std::printf("none / full tokens/s: %.2fx (the ceiling of auto / full)\n",
                 speed["none"] / speed["full"]);
