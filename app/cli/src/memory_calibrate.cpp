@@ -1,10 +1,13 @@
 // Measurements are described with the same names as the command-line flags
 // and resolved by the same code (model_flags.cpp), so a measurement that the
 // CLI would refuse is refused here with the same message, prefixed by its
-// position in the file.
+// position in the file. Runs of the run store are turned into the same
+// entries, so they are resolved by the same code too.
 #include "memory_calibrate.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -98,7 +101,76 @@ Json fitJson(const memory::Calibration& fit) {
 
 }  // namespace
 
+/// A run directory as a measurement entry, or nothing where its peak does not
+/// measure what the engine profile predicts: unfinished or failed runs (an
+/// out-of-memory run stops at its budget), GPU runs (the profile predicts the
+/// CPU float32 step) and runs whose sequence length varied by step.
+std::optional<Json> runEntry(const std::filesystem::path& runDir) {
+  const auto read = [&runDir](const char* name) {
+    const auto content = readFile((runDir / name).string());
+    return content ? Json::parse(*content, nullptr, false) : Json();
+  };
+  const Json config = read("config.json");
+  const Json summary = read("summary.json");
+  if (!config.is_object() || !summary.is_object() || !config.contains("model")) {
+    return std::nullopt;
+  }
+  const Json& model = config["model"];
+  const bool measured = summary.value("status", "") == "completed" &&
+                        summary.value("peak_bytes", std::int64_t{0}) > 0 &&
+                        config.value("device", "") == "cpu" && model.is_object() &&
+                        config.value("seq_min", std::int64_t{0}) ==
+                            config.value("seq_max", std::int64_t{-1});
+  if (!measured) return std::nullopt;
+  // A customised preset is named "small+custom": the preset, then every size.
+  const std::string name = model.value("name", "");
+  Json entry{{"model", name.substr(0, name.find('+'))},
+             {"recompute", summary.value("recompute", "none")},
+             {"runtime", config.value("runtime", "tuned")},
+             {"compile", config.value("compile", false)},
+             {"peak_bytes", summary["peak_bytes"]}};
+  for (const char* size : {"vocab", "dim", "layers", "heads", "kv_heads", "ffn", "seq", "batch"}) {
+    if (model.contains(size)) entry[size] = model[size];
+  }
+  return entry;
+}
+
+/// Every measured run under `store` (a run store, or one run directory).
+Expected<std::vector<memory::MeasuredPeak>> readRunStore(const std::string& store) {
+  std::vector<std::filesystem::path> runDirs;
+  if (std::filesystem::exists(std::filesystem::path(store) / "config.json")) {
+    runDirs.emplace_back(store);
+  } else {
+    std::error_code error;
+    for (const auto& child : std::filesystem::directory_iterator(store, error)) {
+      if (child.is_directory()) runDirs.push_back(child.path());
+    }
+    if (error) {
+      return makeError(ErrorKind::BadInput, "--calibrate: " + store + ": " + error.message());
+    }
+  }
+  std::sort(runDirs.begin(), runDirs.end());  // the store's names are timestamps
+  std::vector<memory::MeasuredPeak> points;
+  for (const auto& runDir : runDirs) {
+    const auto entry = runEntry(runDir);
+    if (!entry) continue;
+    auto point = readOne(*entry);
+    if (!point) {
+      return makeError(ErrorKind::BadInput, "--calibrate: " + runDir.string() + ": " +
+                                                point.error().message);
+    }
+    points.push_back(*point);
+  }
+  if (points.empty()) {
+    return makeError(ErrorKind::BadInput,
+                     "--calibrate: " + store +
+                         ": no completed CPU run with a measured peak (trainbench run)");
+  }
+  return points;
+}
+
 Expected<std::vector<memory::MeasuredPeak>> readMeasurements(const std::string& path) {
+  if (std::filesystem::is_directory(path)) return readRunStore(path);
   auto content = readFile(path);
   if (!content) return makeError(ErrorKind::BadInput, "--calibrate: " + content.error().message);
   const Json document = Json::parse(*content, nullptr, false);

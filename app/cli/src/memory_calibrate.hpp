@@ -14,6 +14,8 @@ namespace tb::cli {
 /// Reads {"measurements": [{model flags..., "peak_bytes": N}, ...]}; each
 /// entry takes the MODEL-FLAGS and PARALLEL-FLAGS names as JSON keys
 /// (kv_heads, sequence_parallel), plus profile, recompute and peak_bytes.
+/// A directory is a run store (or one run): each completed CPU run of
+/// `trainbench run` is an `engine` measurement of its own configuration.
 [[nodiscard]] Expected<std::vector<memory::MeasuredPeak>> readMeasurements(
     const std::string& path);
 

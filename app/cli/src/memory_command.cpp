@@ -18,7 +18,7 @@ namespace {
 struct MemoryOptions {
   PredictionFlags prediction;
   std::string recompute = "none";
-  std::string calibrate;  ///< measurements file; fits and stores instead of predicting
+  std::string calibrate;  ///< measurements file or run store; fits and stores instead of predicting
 };
 
 int runMemory(const CommandContext& context, const MemoryOptions& options) {
@@ -103,9 +103,11 @@ RegisteredCommand registerMemoryCommand(CLI::App& app) {
                       "layers:K+selective[:MODULES]")
       ->type_name("POLICY");
   command->add_option("--calibrate", options->calibrate,
-                      "Fit and store the per-profile correction from measured peaks in FILE "
-                      "(docs/CLI.md), reporting the error before and after")
-      ->type_name("FILE");
+                      "Fit and store the per-profile correction from measured peaks in FILE, "
+                      "or from the completed runs of a run store DIR such as "
+                      "$XDG_DATA_HOME/trainbench/runs (docs/CLI.md), reporting the error "
+                      "before and after")
+      ->type_name("FILE|DIR");
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Sizes are per rank, in bytes in JSON. Cluster profiles predict the peak reserved\n"
