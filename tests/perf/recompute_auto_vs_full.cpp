@@ -265,13 +265,13 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < runs[under].size(); ++i) {
       pairs.push_back(runs[over][i].tokensPerSecond / runs[under][i].tokensPerSecond);
     }
+    const double middle = median(pairs);
     const auto [low, high] = medianInterval(pairs);
     std::printf("%s / %s within each repeat: median %.3fx (95 %% interval %.3fx to %.3fx), "
                 "range %.2fx to %.2fx\n",
-                over, under, median(pairs), low, high,
-                *std::min_element(pairs.begin(), pairs.end()),
+                over, under, middle, low, high, *std::min_element(pairs.begin(), pairs.end()),
                 *std::max_element(pairs.begin(), pairs.end()));
-    return median(pairs);
+    return middle;
   };
   const double autoOverFull = withinRepeats("auto", "full");
   for (const std::string& policy : options.also) (void)withinRepeats(policy.c_str(), "full");

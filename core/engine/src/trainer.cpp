@@ -131,6 +131,12 @@ void setThreadsForProbe(const RunConfig& config, int pool) {
   setBlasLibraryThreads(config.runtime.threads ? pool : blasDefault);
 }
 
+/// Whether the tuned runtime splits the pool between the two libraries, so
+/// that the paths train in different threads.
+bool splitsThePool(const RunConfig& config, int pool) {
+  return config.runtime.threads && blasLibraryThreads() > 0 && pool > 1;
+}
+
 /// The tuned runtime hands the pool to the library that runs the products on
 /// `path` and leaves the other one thread: two pools of spinning threads on
 /// the same cores made a `small` step 2.6x slower (docs/PERF.md). The probe
@@ -138,12 +144,6 @@ void setThreadsForProbe(const RunConfig& config, int pool) {
 /// full, oneDNN shared the cores with OpenBLAS threads still spinning from
 /// ATen's pass, and lost the race to a path that trains a `small` step about
 /// 30 % slower.
-/// Whether the tuned runtime splits the pool between the two libraries, so
-/// that the paths train in different threads.
-bool splitsThePool(const RunConfig& config, int pool) {
-  return config.runtime.threads && blasLibraryThreads() > 0 && pool > 1;
-}
-
 HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulPath& path) {
   if (splitsThePool(config, pool)) {
     const bool blasRunsProducts = &path == &atenMatmulPath();
@@ -155,8 +155,9 @@ HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulPath& 
 
 /// How the tuned runtime races the CPU paths: each in the threads it would
 /// train with, on one block of the step's own operators (`opsOn`). Only when
-/// the paths would train in different threads does the block decide; else
-/// the products' rates do, as a block adds nothing they do not time.
+/// the paths would train in different threads is a block timed (fastestPath
+/// weighs it with the products); else the products' rates decide, as a block
+/// adds nothing they do not time.
 template <typename OpsOn>
 PathRace pathRace(const RunConfig& config, c10::Device device, int pool, const OpsOn& opsOn) {
   PathRace race;
