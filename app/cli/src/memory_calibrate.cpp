@@ -116,11 +116,12 @@ std::optional<Json> runEntry(const std::filesystem::path& runDir) {
     return std::nullopt;
   }
   const Json& model = config["model"];
+  // Runs written before --seq-min/--seq-max existed trained one length.
+  const bool oneLength = config.value("seq_min", std::int64_t{0}) ==
+                         config.value("seq_max", config.value("seq_min", std::int64_t{0}));
   const bool measured = summary.value("status", "") == "completed" &&
                         summary.value("peak_bytes", std::int64_t{0}) > 0 &&
-                        config.value("device", "") == "cpu" && model.is_object() &&
-                        config.value("seq_min", std::int64_t{0}) ==
-                            config.value("seq_max", std::int64_t{-1});
+                        config.value("device", "") == "cpu" && model.is_object() && oneLength;
   if (!measured) return std::nullopt;
   // A customised preset is named "small+custom": the preset, then every size.
   const std::string name = model.value("name", "");
