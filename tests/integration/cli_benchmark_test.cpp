@@ -18,6 +18,7 @@
 #include "cli_runner.hpp"
 #include "tb/bench/ablation.hpp"
 #include "tb/bench/results.hpp"
+#include "tb/runs/benchmark_event.hpp"
 #include "tb/common/subprocess.hpp"
 
 namespace {
@@ -89,7 +90,7 @@ TEST(CliBenchmark, TinyAblationWritesResultsAndPrintsTheTable) {
   EXPECT_EQ(results->completedRuns, 4);
   for (const auto& config : results->configurations) {
     ASSERT_EQ(config.runs.size(), 1U) << config.label;
-    EXPECT_EQ(config.runs[0].status, "ok") << config.label;
+    EXPECT_EQ(config.runs[0].state, tb::runs::RunState::Completed) << config.label;
     EXPECT_EQ(config.throughput.count, 1U);
     EXPECT_GT(config.throughput.median, 0.0);
     EXPECT_GT(config.peakBytes, 0U);
@@ -115,6 +116,57 @@ TEST(CliBenchmark, TinyAblationWritesResultsAndPrintsTheTable) {
   // Not a terminal: one line per finished run on stderr.
   EXPECT_NE(run.err.find("[4/4] AC2+CompilerOpt+CkptOpt repeat 1: ok"), std::string::npos)
       << run.err;
+}
+
+// Programs follow a benchmark through --events alone: stdout holds nothing but
+// event lines, every kind appears in order, and people's text is on stderr.
+TEST(CliBenchmark, EventsOnStdoutCarryEveryKindAndNothingElse) {
+  const fs::path out = scratch("events");
+  std::vector<std::string> args = kTiny;
+  args.insert(args.end(), {"--out", out.string(), "--events", "-"});
+  const CliRun run = runBenchmark(args);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+
+  using Kind = tb::runs::BenchmarkEventKind;
+  std::vector<tb::runs::BenchmarkEvent> events;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    auto event = tb::runs::parseBenchmarkEventLine(line);
+    ASSERT_TRUE(event.ok()) << "not an event line on stdout: " << line;
+    events.push_back(*event);
+  }
+  ASSERT_GE(events.size(), 2U + 4U * 2U);
+  EXPECT_EQ(events.front().kind, Kind::Plan);
+  EXPECT_EQ(events.front().plan.runs.size(), 4U);
+  EXPECT_EQ(events.front().plan.resultsFile, (out / "results.json").string());
+  EXPECT_TRUE(events.front().plan.budgetFromPredictor);
+  EXPECT_EQ(events.back().kind, Kind::Summary);
+  EXPECT_EQ(events.back().summary.finishedRuns, 4);
+  EXPECT_FALSE(events.back().summary.stopped);
+  std::vector<std::string> ended;
+  bool stepped = false;
+  for (const auto& event : events) {
+    if (event.kind == Kind::RunStep) stepped = stepped || event.step >= 1;
+    if (event.kind != Kind::RunEnd) continue;
+    EXPECT_EQ(event.end.state, tb::runs::RunState::Completed) << event.end.message;
+    EXPECT_GT(event.end.tokensPerSecond, 0.0);
+    ended.push_back(event.run.label);
+  }
+  EXPECT_TRUE(stepped) << "no run_step event reported a step";
+  EXPECT_EQ(ended, (std::vector<std::string>{"Base", "AC2", "AC2+CompilerOpt",
+                                             "AC2+CompilerOpt+CkptOpt"}));
+  // People's text, rendered from the same events, is on stderr.
+  EXPECT_NE(run.err.find("[4/4] AC2+CompilerOpt+CkptOpt repeat 1: ok"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("vs Base"), std::string::npos) << run.err;
+}
+
+TEST(CliBenchmark, EventsOnStdoutAndJsonTogetherAreRefused) {
+  std::vector<std::string> args = kTiny;
+  args.insert(args.end(), {"--events", "-", "--json"});
+  const CliRun run = runBenchmark(args);
+  EXPECT_EQ(run.exitCode, 2) << run.err;
+  EXPECT_NE(run.err.find("--events -"), std::string::npos) << run.err;
 }
 
 TEST(CliBenchmark, BadInputExitsTwoNamingTheValue) {
@@ -152,7 +204,7 @@ TEST(CliBenchmark, FailedRunsAreRecordedAndTheExitCodeIsOne) {
   EXPECT_EQ(results->completedRuns, 0);
   for (const auto& config : results->configurations) {
     ASSERT_EQ(config.runs.size(), 1U) << config.label;
-    EXPECT_NE(config.runs[0].status, "ok") << config.label;
+    EXPECT_NE(config.runs[0].state, tb::runs::RunState::Completed) << config.label;
     EXPECT_EQ(config.throughput.count, 0U);
   }
 }
@@ -214,7 +266,7 @@ TEST(CliBenchmark, InterruptKeepsTheFinishedRunsAndExitsOne) {
   EXPECT_GE(runs, 1U);
   EXPECT_LT(runs, 8U);
   ASSERT_FALSE(results->configurations.front().runs.empty());
-  EXPECT_EQ(results->configurations.front().runs.front().status, "ok");
+  EXPECT_EQ(results->configurations.front().runs.front().state, tb::runs::RunState::Completed);
   EXPECT_FALSE(results->complete);
   EXPECT_EQ(results->plannedRuns, 8);
   EXPECT_LT(results->completedRuns, 8);

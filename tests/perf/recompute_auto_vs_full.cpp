@@ -151,7 +151,7 @@ Run trainInProcess(const Options& options, const std::string& policy, const std:
   const auto summary = runTraining(config);
   std::filesystem::remove_all(config.runDir);
   if (!summary) usage("--recompute " + policy + ": " + summary.error().message);
-  if (summary->status != RunStatus::Completed) {
+  if (summary->state != RunState::Completed) {
     usage("--recompute " + policy + " did not complete: " + summary->message);
   }
   return {summary->recompute, summary->tokensPerSecond, static_cast<double>(summary->peakBytes)};

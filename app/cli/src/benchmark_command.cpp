@@ -11,20 +11,23 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <ostream>
 
 #include "benchmark_progress.hpp"
-#include "benchmark_signals.hpp"
 #include "benchmark_table.hpp"
 #include "command.hpp"
+#include "event_output.hpp"
 #include "exit_codes.hpp"
 #include "model_flags.hpp"
 #include "output.hpp"
 #include "tb/bench/ablation_runner.hpp"
 #include "tb/bench/default_budget.hpp"
+#include "tb/common/stop_signals.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::cli {
 namespace {
@@ -41,6 +44,7 @@ struct BenchmarkOptions {
   std::string out;
   bool dryRun = false;
   bool json = false;
+  std::string events;
 };
 
 // MODEL-FLAGS as the children get them: the preset and only the overrides
@@ -66,21 +70,14 @@ std::int64_t defaultWarmup(std::int64_t steps) {
   return std::clamp<std::int64_t>(steps / 4, 1, 5);
 }
 
-
-std::string mib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
-  return text;
-}
-
 std::string budgetLine(const bench::AblationSpec& spec,
                        const std::optional<bench::BudgetChoice>& choice) {
   std::string line = "Memory budget: " + std::to_string(spec.memoryBudgetBytes) + " bytes (" +
-                     mib(spec.memoryBudgetBytes) + ")";
+                     formatBytes(spec.memoryBudgetBytes) + ")";
   if (!choice) return line + ", from --memory-budget";
   return line + " from the predictor: Base (every block recomputed) needs " +
-         mib(choice->fullRecomputePeakBytes) + ", keeping every activation " +
-         mib(choice->noRecomputePeakBytes);
+         formatBytes(choice->fullRecomputePeakBytes) + ", keeping every activation " +
+         formatBytes(choice->noRecomputePeakBytes);
 }
 
 std::string shellWords(const std::vector<std::string>& argv) {
@@ -151,6 +148,9 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
     if (!predicted) return std::move(predicted).error();
     choice = *predicted;
     spec.memoryBudgetBytes = predicted->budgetBytes;
+    spec.budgetFromPredictor = true;
+    spec.fullRecomputePeakBytes = predicted->fullRecomputePeakBytes;
+    spec.noRecomputePeakBytes = predicted->noRecomputePeakBytes;
   }
   if (Status valid = bench::validate(spec); !valid) return valid.error();
   return spec;
@@ -162,7 +162,20 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
   if (!spec) return context.fail(spec.error());
   if (options.dryRun) return printDryRun(context, *spec, choice, options.json);
 
-  std::ostream& notes = options.json ? context.err() : context.out();
+  if (options.json && options.events == "-") {
+    return context.fail(makeError(ErrorKind::BadInput,
+                                  "--events - and --json both write to stdout; give --events a "
+                                  "file, or drop one of them"));
+  }
+  std::shared_ptr<std::ofstream> eventsFile;
+  const std::optional<runs::EventSink> sink =
+      openEventSink(options.events, context.out(), eventsFile);
+  if (!sink) {
+    return context.fail(makeError(ErrorKind::Io, "--events: cannot write " + options.events));
+  }
+  // Whatever is on stdout for programs (--json, --events -), people read stderr.
+  const bool stdoutForPrograms = options.json || options.events == "-";
+  std::ostream& notes = stdoutForPrograms ? context.err() : context.out();
   const std::size_t total = bench::interleavedSchedule(spec->repeats).size();
   notes << "Ablation of " << spec->model << ": " << total << " runs (" << spec->repeats
         << (spec->repeats == 1 ? " repeat" : " repeats") << " of 4 configurations, interleaved), "
@@ -171,21 +184,24 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
         << '\n'
         << std::flush;
 
-  BenchmarkStopGuard stop;
+  const StopSignalGuard stop;
   const bool live = &context.err() == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   BenchmarkProgress progress(context.err(), live);
   bench::AblationCallbacks callbacks;
-  callbacks.progress = [&](const bench::AblationProgress& p) { progress.onProgress(p); };
-  callbacks.finished = [&](const bench::FinishedRun& f) { progress.onFinished(f); };
-  callbacks.keepGoing = [&stop] { return !stop.stopRequested(); };
+  // People and programs see the same events: the text is rendered from them.
+  callbacks.events = [&](const runs::BenchmarkEvent& event) {
+    progress.onEvent(event);
+    if (*sink) (*sink)(runs::toJsonLine(event));
+  };
+  callbacks.stop = stop.token();
   Expected<bench::AblationOutcome> outcome = bench::runAblation(*spec, callbacks);
   progress.clear();
   if (!outcome) return context.fail(outcome.error());
   if (options.json) {
     printJson(context.out(), Json::parse(bench::resultsToJson(outcome->results)));
   } else {
-    context.out() << '\n';
-    printAblationTable(context.out(), outcome->results);
+    notes << '\n';
+    printAblationTable(notes, outcome->results);
   }
   if (outcome->stopped) {
     context.err() << "trainbench: benchmark stopped by "
@@ -236,6 +252,10 @@ RegisteredCommand registerBenchmarkCommand(CLI::App& app) {
   command->add_flag("--dry-run", options->dryRun,
                     "Print the budget and every child's command line, run nothing");
   command->add_flag("--json", options->json, "Print the results document instead of the table");
+  command->add_option("--events", options->events,
+                      "JSON-line progress events (plan, run_start, run_step, run_end, summary) "
+                      "to FILE, or - for stdout")
+      ->type_name("FILE|-");
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Exit codes: 0 every run completed; 1 a run failed (oom, crash) or the benchmark was\n"

@@ -6,11 +6,13 @@
 #include <ostream>
 #include <string>
 
+#include "tb/common/units.hpp"
+
 namespace tb::cli {
 namespace {
 
-std::string position(std::size_t index, std::size_t total) {
-  return "[" + std::to_string(index + 1) + "/" + std::to_string(total) + "] ";
+std::string position(const runs::BenchmarkRunRef& run) {
+  return "[" + std::to_string(run.index + 1) + "/" + std::to_string(run.total) + "] ";
 }
 
 std::string bar(std::int64_t done, std::int64_t total, int width) {
@@ -22,26 +24,39 @@ std::string bar(std::int64_t done, std::int64_t total, int width) {
 
 }  // namespace
 
-void BenchmarkProgress::onProgress(const bench::AblationProgress& progress) {
+void BenchmarkProgress::onEvent(const runs::BenchmarkEvent& event) {
+  switch (event.kind) {
+    case runs::BenchmarkEventKind::RunStart:
+    case runs::BenchmarkEventKind::RunStep: drawBar(event); break;
+    case runs::BenchmarkEventKind::RunEnd: printEnd(event); break;
+    case runs::BenchmarkEventKind::Plan:
+    case runs::BenchmarkEventKind::Summary:
+    case runs::BenchmarkEventKind::Other: break;
+  }
+}
+
+void BenchmarkProgress::drawBar(const runs::BenchmarkEvent& event) {
   if (!live_) return;
-  err_ << "\r\x1b[K" << position(progress.index, progress.total)
-       << bench::label(progress.run.step) << " repeat " << progress.run.repeat + 1 << " step "
-       << progress.stepsDone << "/" << progress.steps << " "
-       << bar(progress.stepsDone, progress.steps, 20) << std::flush;
+  err_ << "\r\x1b[K" << position(event.run) << event.run.label << " repeat "
+       << event.run.repeat + 1 << " step " << event.step << "/" << event.steps << " "
+       << bar(event.step, event.steps, 20) << std::flush;
   barShown_ = true;
 }
 
-void BenchmarkProgress::onFinished(const bench::FinishedRun& finished) {
+void BenchmarkProgress::printEnd(const runs::BenchmarkEvent& event) {
   clear();
-  const bench::RunMeasurement& run = finished.measurement;
-  char numbers[160];
-  std::snprintf(numbers, sizeof(numbers), "%.0f tokens/s, step %.4f s, peak %.1f MiB, %.1f s",
-                run.tokensPerS, run.stepTimeS, static_cast<double>(run.peakBytes) / 1048576.0,
-                finished.wallSeconds);
-  err_ << position(finished.index, finished.total) << bench::label(finished.run.step)
-       << " repeat " << finished.run.repeat + 1 << ": " << run.status;
-  if (run.status == "ok") err_ << ", " << numbers;
-  else if (!finished.message.empty()) err_ << ": " << finished.message;
+  const runs::BenchmarkRunEnd& end = event.end;
+  err_ << position(event.run) << event.run.label << " repeat " << event.run.repeat + 1 << ": "
+       << (end.state == runs::RunState::Completed ? "ok" : runs::toString(end.state));
+  if (end.state == runs::RunState::Completed) {
+    char numbers[160];
+    std::snprintf(numbers, sizeof(numbers), "%.0f tokens/s, step %.4f s, peak %s, %.1f s",
+                  end.tokensPerSecond, end.stepTimeSeconds, formatBytes(end.peakBytes).c_str(),
+                  end.wallSeconds);
+    err_ << ", " << numbers;
+  } else if (!end.message.empty()) {
+    err_ << ": " << end.message;
+  }
   err_ << '\n' << std::flush;
 }
 

@@ -33,7 +33,9 @@ std::string speedupCell(const bench::Summary* base, const bench::Summary& candid
 // "3/3 ok", or "2/3 ok, 1 oom" with each other status counted.
 std::string runsCell(const bench::ConfigurationResult& config) {
   std::map<std::string, int> byStatus;
-  for (const bench::RunMeasurement& run : config.runs) ++byStatus[run.status];
+  for (const bench::RunMeasurement& run : config.runs) {
+    ++byStatus[std::string(bench::resultsStatus(run.state))];
+  }
   const int ok = byStatus["ok"];
   std::string text = std::to_string(ok) + "/" + std::to_string(config.runs.size()) + " ok";
   for (const auto& [status, count] : byStatus) {

@@ -1,8 +1,8 @@
 // Measurements are described with the same names as the command-line flags
 // and resolved by the same code (model_flags.cpp), so a measurement that the
 // CLI would refuse is refused here with the same message, prefixed by its
-// position in the file. Runs of the run store are turned into the same
-// entries, so they are resolved by the same code too.
+// position in the file. Runs of the run store are read through core/runs,
+// whose records already hold the resolved model the run trained.
 #include "memory_calibrate.hpp"
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "memory_inputs.hpp"
 #include "output.hpp"
 #include "tb/common/atomic_file.hpp"
+#include "tb/runs/run_store.hpp"
 
 namespace tb::cli {
 namespace {
@@ -101,39 +102,29 @@ Json fitJson(const memory::Calibration& fit) {
 
 }  // namespace
 
-/// A run directory as a measurement entry, or nothing where its peak does not
-/// measure what the engine profile predicts: unfinished or failed runs (an
-/// out-of-memory run stops at its budget), GPU runs (the profile predicts the
-/// CPU float32 step) and runs whose sequence length varied by step.
-std::optional<Json> runEntry(const std::filesystem::path& runDir) {
-  const auto read = [&runDir](const char* name) {
-    const auto content = readFile((runDir / name).string());
-    return content ? Json::parse(*content, nullptr, false) : Json();
-  };
-  const Json config = read("config.json");
-  const Json summary = read("summary.json");
-  if (!config.is_object() || !summary.is_object() || !config.contains("model")) {
-    return std::nullopt;
-  }
-  const Json& model = config["model"];
-  // Runs written before --seq-min/--seq-max existed trained one length.
-  const bool oneLength = config.value("seq_min", std::int64_t{0}) ==
-                         config.value("seq_max", config.value("seq_min", std::int64_t{0}));
-  const bool measured = summary.value("status", "") == "completed" &&
-                        summary.value("peak_bytes", std::int64_t{0}) > 0 &&
-                        config.value("device", "") == "cpu" && model.is_object() && oneLength;
+/// A run directory as a measurement, read through core/runs; nothing where
+/// its peak does not measure what the engine profile predicts: unfinished or
+/// failed runs (an out-of-memory run stops at its budget), GPU runs (the
+/// profile predicts the CPU float32 step) and runs whose sequence length
+/// varied by step.
+std::optional<Expected<memory::MeasuredPeak>> measuredRun(const std::filesystem::path& runDir) {
+  const Expected<runs::RunConfigRecord> config = runs::readRunConfig(runDir);
+  const Expected<runs::RunSummary> summary = runs::readRunSummary(runDir);
+  if (!config || !summary) return std::nullopt;
+  const bool measured = summary->state == runs::RunState::Completed && summary->peakBytes > 0 &&
+                        config->device == "cpu" && runs::trainedOneLength(*config);
   if (!measured) return std::nullopt;
-  // A customised preset is named "small+custom": the preset, then every size.
-  const std::string name = model.value("name", "");
-  Json entry{{"model", name.substr(0, name.find('+'))},
-             {"recompute", summary.value("recompute", "none")},
-             {"runtime", config.value("runtime", "tuned")},
-             {"compile", config.value("compile", false)},
-             {"peak_bytes", summary["peak_bytes"]}};
-  for (const char* size : {"vocab", "dim", "layers", "heads", "kv_heads", "ffn", "seq", "batch"}) {
-    if (model.contains(size)) entry[size] = model[size];
-  }
-  return entry;
+  auto layout = resolveParallel(ParallelFlags{}, memory::Profile::Engine);
+  if (!layout) return layout.error();
+  auto policy = memory::parseRecompute(summary->recompute.empty() ? "none" : summary->recompute);
+  if (!policy) return policy.error();
+  memory::MeasuredPeak point{{config->model, *layout, *policy, memory::Profile::Engine},
+                             summary->peakBytes};
+  // The runtime and step the run trained, as `memory` would be told them.
+  auto runtime = applyRuntime(config->runtime, point.config);
+  if (!runtime) return runtime.error();
+  point.config.compiledStep = config->compile;
+  return point;
 }
 
 /// Every measured run under `store` (a run store, or one run directory).
@@ -153,14 +144,13 @@ Expected<std::vector<memory::MeasuredPeak>> readRunStore(const std::string& stor
   std::sort(runDirs.begin(), runDirs.end());  // the store's names are timestamps
   std::vector<memory::MeasuredPeak> points;
   for (const auto& runDir : runDirs) {
-    const auto entry = runEntry(runDir);
-    if (!entry) continue;
-    auto point = readOne(*entry);
-    if (!point) {
+    auto point = measuredRun(runDir);
+    if (!point) continue;
+    if (!*point) {
       return makeError(ErrorKind::BadInput, "--calibrate: " + runDir.string() + ": " +
-                                                point.error().message);
+                                                point->error().message);
     }
-    points.push_back(*point);
+    points.push_back(**point);
   }
   if (points.empty()) {
     return makeError(ErrorKind::BadInput,

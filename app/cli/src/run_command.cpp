@@ -13,6 +13,7 @@
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "model_flags.hpp"
+#include "event_output.hpp"
 #include "output.hpp"
 
 #if TB_HAVE_ENGINE
@@ -21,7 +22,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "tb/engine/stop_signals.hpp"
+#include "tb/common/stop_signals.hpp"
+#include "tb/common/units.hpp"
 #include "tb/engine/trainer.hpp"
 #endif
 
@@ -68,30 +70,16 @@ Expected<engine::RecomputePolicy> recomputePolicy(const std::string& flag) {
                                             "' is neither true nor false");
 }
 
-// An EventSink for --events: "-" is stdout, anything else a file that is
-// flushed line by line so a reader (the GUI) sees each event at once.
-std::optional<engine::EventSink> openEvents(const std::string& target, std::ostream& out,
-                                            std::shared_ptr<std::ofstream>& file) {
-  if (target.empty()) return engine::EventSink{};
-  if (target == "-") {
-    return engine::EventSink(
-        [&out](const std::string& line) { out << line << '\n' << std::flush; });
-  }
-  file = std::make_shared<std::ofstream>(target, std::ios::out | std::ios::trunc);
-  if (!*file) return std::nullopt;
-  return engine::EventSink(
-      [file](const std::string& line) { *file << line << '\n' << std::flush; });
-}
-
 void printSummary(std::ostream& out, const engine::RunSummary& s) {
   char line[512];
   std::snprintf(line, sizeof(line),
                 "%s: %s after step %lld, loss %.4f -> %.4f\n"
-                "%.0f tokens/s, step %.4f s, peak %.1f MiB, MFU %.1f%% of %.1f GFLOP/s "
+                "%.0f tokens/s, step %.4f s, peak %s, MFU %.1f%% of %.1f GFLOP/s "
                 "(in-process matmul probe)\n%d threads on %s, %lld parameters, recompute %s\n",
-                s.model.c_str(), std::string(engine::toString(s.status)).c_str(),
-                static_cast<long long>(s.steps), s.lossFirst, s.lossLast, s.tokensPerSecond,
-                s.stepTimeSeconds, static_cast<double>(s.peakBytes) / 1048576.0, s.mfu * 100.0,
+                s.model.c_str(), std::string(runs::toString(s.state)).c_str(),
+                static_cast<long long>(s.steps), s.lossFirst.value_or(0.0), s.lossLast.value_or(0.0),
+                s.tokensPerSecond,
+                s.stepTimeSeconds, formatBytes(s.peakBytes).c_str(), s.mfu * 100.0,
                 s.matmulGflops, s.threads, s.device.c_str(), static_cast<long long>(s.params),
                 s.recompute.c_str());
   out << line;
@@ -125,12 +113,12 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   // without a second start; before the events file or anything else is written.
   restartForBlasKernelsIfAllowed();
   std::shared_ptr<std::ofstream> eventsFile;
-  auto sink = openEvents(options.events, context.out(), eventsFile);
+  auto sink = openEventSink(options.events, context.out(), eventsFile);
   if (!sink) {
     return context.fail(makeError(ErrorKind::Io, "--events: cannot write " + options.events));
   }
 
-  engine::StopSignalGuard signals;
+  StopSignalGuard signals;
   engine::RunConfig config;
   config.model = *modelConfig;
   config.steps = options.steps;
@@ -149,7 +137,7 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   config.runDir = options.runDir;
   config.saveEvery = options.saveEvery;
   config.resumeDir = options.resume;
-  config.stopRequested = &signals.flag();
+  config.stop = signals.token();
 
   if (options.explain) {
     auto plan = engine::explainCompiledStep(config);
@@ -160,12 +148,12 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   auto summary = engine::runTraining(config);
   if (!summary) return context.fail(summary.error());
   if (options.json) {
-    printJson(context.out(), Json::parse(engine::toJson(*summary)));
+    printJson(context.out(), runs::toJson(*summary));
   } else if (options.events != "-") {
     printSummary(context.out(), *summary);
   }
-  if (summary->status == engine::RunStatus::Completed) return kExitSuccess;
-  context.err() << "trainbench: run " << engine::toString(summary->status) << ": "
+  if (summary->state == runs::RunState::Completed) return kExitSuccess;
+  context.err() << "trainbench: run " << runs::toString(summary->state) << ": "
                 << summary->message << '\n';
   return kExitRuntimeFailure;
 }

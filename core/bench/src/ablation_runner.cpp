@@ -7,11 +7,11 @@
 #include <chrono>
 #include <system_error>
 
-#include "child_run.hpp"
 #include "tb/bench/host_cpu.hpp"
 #include "tb/bench/run_reading.hpp"
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/paths.hpp"
+#include "tb/common/subprocess.hpp"
 #include "tb/common/text.hpp"
 #include "tb/common/utc_time.hpp"
 
@@ -67,7 +67,7 @@ AblationResults emptyResults(const AblationSpec& spec) {
 void addReading(AblationResults& results, AblationStep step, const RunReading& reading) {
   ConfigurationResult& config = results.configurations[static_cast<std::size_t>(chainIndex(step))];
   config.runs.push_back(reading.measurement);
-  if (reading.measurement.status == "ok") {
+  if (reading.measurement.state == runs::RunState::Completed) {
     config.stepTimes.insert(config.stepTimes.end(), reading.stepTimes.begin(),
                             reading.stepTimes.end());
     if (config.lossCurve.empty()) config.lossCurve = reading.losses;
@@ -79,6 +79,47 @@ void addReading(AblationResults& results, AblationStep step, const RunReading& r
   if (machine.matmulPath.empty()) machine.matmulPath = reading.matmulPath;
   if (machine.libtorchVersion.empty()) machine.libtorchVersion = reading.torchVersion;
   if (machine.threads == 0) machine.threads = reading.threads;
+}
+
+runs::BenchmarkRunRef runRef(const AblationSpec& spec, const std::vector<ScheduledRun>& schedule,
+                             std::size_t index) {
+  const ScheduledRun& run = schedule[index];
+  return {static_cast<std::int64_t>(index), static_cast<std::int64_t>(schedule.size()),
+          std::string(label(run.step)), run.repeat, runDirectory(spec, run).string()};
+}
+
+runs::BenchmarkEvent planEvent(const AblationSpec& spec, const std::vector<ScheduledRun>& schedule,
+                               const std::filesystem::path& resultsFile) {
+  runs::BenchmarkEvent event;
+  event.kind = runs::BenchmarkEventKind::Plan;
+  runs::BenchmarkPlan& plan = event.plan;
+  plan.model = spec.model;
+  plan.steps = spec.steps;
+  plan.warmupSteps = spec.warmupSteps;
+  plan.repeats = spec.repeats;
+  plan.memoryBudgetBytes = spec.memoryBudgetBytes;
+  plan.budgetFromPredictor = spec.budgetFromPredictor;
+  plan.fullRecomputePeakBytes = spec.fullRecomputePeakBytes;
+  plan.noRecomputePeakBytes = spec.noRecomputePeakBytes;
+  plan.resultsFile = resultsFile.string();
+  for (std::size_t index = 0; index < schedule.size(); ++index) {
+    plan.runs.push_back(runRef(spec, schedule, index));
+  }
+  return event;
+}
+
+// Why a child did not complete: its summary's message; else (no summary, or
+// a failing exit without a message) its last "trainbench: ..." line; else
+// how it exited. Decided on what was read, never on a message's wording.
+std::string failureMessage(const RunReading& reading, const WatchedOutcome& ended,
+                           const std::filesystem::path& logFile) {
+  if (reading.summaryWritten && (!reading.message.empty() || ended.exitCode == 0)) {
+    return reading.message;
+  }
+  if (std::string line = lastErrorLine(logFile); !line.empty()) return line;
+  if (!reading.summaryWritten) return reading.message;
+  if (ended.signal != 0) return "killed by signal " + std::to_string(ended.signal);
+  return "exit code " + std::to_string(ended.exitCode);
 }
 
 }  // namespace
@@ -129,14 +170,21 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     return makeError(ErrorKind::Io, "--out: cannot create " + (spec.outDir / "runs").string() +
                                         ": " + error.message());
   }
-  const auto keepGoing = [&callbacks] { return !callbacks.keepGoing || callbacks.keepGoing(); };
+  const auto started = std::chrono::steady_clock::now();
+  const auto emit = [&callbacks, started](runs::BenchmarkEvent event) {
+    if (!callbacks.events) return;
+    event.elapsedSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    callbacks.events(event);
+  };
 
   AblationOutcome outcome;
   outcome.results = emptyResults(spec);
   outcome.resultsFile = spec.outDir / "results.json";
   const std::vector<ScheduledRun> schedule = interleavedSchedule(spec.repeats);
+  emit(planEvent(spec, schedule, outcome.resultsFile));
   for (std::size_t index = 0; index < schedule.size(); ++index) {
-    if (!keepGoing()) {
+    if (callbacks.stop.stopRequested()) {
       outcome.stopped = true;
       break;
     }
@@ -145,55 +193,57 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     // The engine appends to events.jsonl: a rerun into the same --out starts clean.
     std::filesystem::remove_all(dir, error);
     std::filesystem::create_directories(dir, error);
-    AblationProgress progress{index, schedule.size(), run, 0, spec.steps};
-    if (callbacks.progress) callbacks.progress(progress);
+    runs::BenchmarkEvent progress;
+    progress.kind = runs::BenchmarkEventKind::RunStart;
+    progress.run = runRef(spec, schedule, index);
+    progress.steps = spec.steps;
+    emit(progress);
+    progress.kind = runs::BenchmarkEventKind::RunStep;
 
-    ChildOptions child;
-    child.argv = childCommand(spec, run);
-    child.logFile = dir / "output.log";
-    const auto started = std::chrono::steady_clock::now();
-    Expected<ChildOutcome> ended = runWatchedChild(child, [&] {
-      if (callbacks.progress) {
-        const Expected<std::string> events = readFile(dir / "events.jsonl");
-        const std::int64_t done = events ? lastStep(*events) : 0;
-        if (done != progress.stepsDone) {
-          progress.stepsDone = done;
-          callbacks.progress(progress);
-        }
+    // The child's steps as its events file shows them, polled each tick and
+    // once more after it ended, so that even a run shorter than a tick
+    // reports how far it got.
+    const auto reportSteps = [&] {
+      if (!callbacks.events) return;
+      const Expected<std::string> events = readFile(dir / "events.jsonl");
+      const std::int64_t done = events ? lastStep(*events) : 0;
+      if (done != progress.step) {
+        progress.step = done;
+        emit(progress);
       }
-      return keepGoing();
-    });
+    };
+    WatchOptions watch;
+    watch.logFile = dir / "output.log";
+    const auto runStarted = std::chrono::steady_clock::now();
+    Expected<WatchedOutcome> ended =
+        runWatchedProcess(childCommand(spec, run), watch, callbacks.stop, reportSteps);
     if (!ended) return std::move(ended).error();
-    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - started;
+    reportSteps();
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - runStarted;
 
     RunReading reading = readRunDirectory(dir, spec.warmupSteps);
     reading.measurement.repeat = run.repeat;
-    if (reading.message.empty() && ended->exitCode != 0) {
-      reading.message = lastErrorLine(child.logFile);
-      if (reading.message.empty()) {
-        reading.message = ended->signal != 0
-                              ? "killed by signal " + std::to_string(ended->signal)
-                              : "exit code " + std::to_string(ended->exitCode);
-      }
-    } else if (reading.message == "the run ended without writing summary.json") {
-      if (std::string line = lastErrorLine(child.logFile); !line.empty()) reading.message = line;
-    }
+    reading.message = failureMessage(reading, *ended, watch.logFile);
     // On a terminal, Ctrl-C reaches the child directly and it may end before
-    // the watch loop has asked it to: the caller's flag decides either way.
-    const bool stopNow = ended->stopRequested || !keepGoing();
-    if (stopNow && reading.measurement.status != "ok") reading.measurement.status = "interrupted";
+    // the watch loop has asked it to: the caller's token decides either way.
+    const bool stopNow = ended->stopRequested || callbacks.stop.stopRequested();
+    RunMeasurement& measured = reading.measurement;
+    if (stopNow && measured.state != runs::RunState::Completed) {
+      measured.state = runs::RunState::Interrupted;
+    }
     addReading(outcome.results, run.step, reading);
     ++outcome.finishedRuns;
     if (stopNow) outcome.stopped = true;
-    else if (reading.measurement.status != "ok") ++outcome.failedRuns;
+    else if (measured.state != runs::RunState::Completed) ++outcome.failedRuns;
     if (Status saved = saveResults(outcome.resultsFile, outcome.results); !saved) {
       return std::move(saved).error();
     }
-    if (callbacks.finished) {
-      callbacks.finished(
-          FinishedRun{index, schedule.size(), run, reading.measurement, reading.message,
-                      wall.count()});
-    }
+    runs::BenchmarkEvent end;
+    end.kind = runs::BenchmarkEventKind::RunEnd;
+    end.run = progress.run;
+    end.end = {measured.state, measured.state == runs::RunState::Completed ? "" : reading.message,
+               measured.tokensPerS, measured.stepTimeS, measured.peakBytes, wall.count()};
+    emit(end);
     if (outcome.stopped) break;
   }
   if (outcome.finishedRuns == 0) {
@@ -201,6 +251,12 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
       return std::move(saved).error();
     }
   }
+  runs::BenchmarkEvent summary;
+  summary.kind = runs::BenchmarkEventKind::Summary;
+  summary.summary = {static_cast<std::int64_t>(outcome.finishedRuns),
+                     static_cast<std::int64_t>(outcome.failedRuns), outcome.stopped,
+                     outcome.resultsFile.string()};
+  emit(summary);
   return outcome;
 }
 

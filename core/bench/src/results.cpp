@@ -14,6 +14,10 @@ std::string_view toString(ResultSource source) {
   return source == ResultSource::Engine ? "engine" : "cluster";
 }
 
+std::string_view resultsStatus(runs::RunState state) {
+  return state == runs::RunState::Completed ? "ok" : runs::toString(state);
+}
+
 Status summarizeRuns(ConfigurationResult& config) {
   std::vector<double> throughput;
   std::vector<double> stepTimes;
@@ -21,7 +25,7 @@ Status summarizeRuns(ConfigurationResult& config) {
   const RunMeasurement* representative = nullptr;
   std::uint64_t peak = 0;
   for (const RunMeasurement& run : config.runs) {
-    if (run.status != "ok") continue;
+    if (run.state != runs::RunState::Completed) continue;
     throughput.push_back(run.tokensPerS);
     if (run.stepTimeS > 0.0) stepTimes.push_back(run.stepTimeS);
     if (run.mfu > 0.0) mfus.push_back(run.mfu);
@@ -50,7 +54,7 @@ void updateCompleteness(AblationResults& results) {
     if (config.source != ResultSource::Engine) continue;
     ok += static_cast<int>(std::count_if(config.runs.begin(), config.runs.end(),
                                          [](const RunMeasurement& run) {
-                                           return run.status == "ok";
+                                           return run.state == runs::RunState::Completed;
                                          }));
   }
   results.completedRuns = ok;

@@ -35,7 +35,7 @@ Summary summaryFrom(const Json& json) {
 }
 
 Json runJson(const RunMeasurement& run) {
-  Json json{{"repeat", run.repeat},         {"status", run.status},
+  Json json{{"repeat", run.repeat},         {"status", resultsStatus(run.state)},
             {"tokens_per_s", run.tokensPerS}, {"step_time_s", run.stepTimeS},
             {"peak_bytes", run.peakBytes},  {"mfu", run.mfu},
             {"loss_first", run.lossFirst},  {"loss_last", run.lossLast}};
@@ -46,7 +46,10 @@ Json runJson(const RunMeasurement& run) {
 RunMeasurement runFrom(const Json& json) {
   RunMeasurement run;
   run.repeat = json.at("repeat").get<int>();
-  run.status = json.at("status").get<std::string>();
+  const std::string status = json.at("status").get<std::string>();
+  // The schema has already limited the word to these.
+  run.state = status == "ok" ? runs::RunState::Completed
+                             : runs::runStateFromStatus(status).value_or(runs::RunState::Failed);
   run.tokensPerS = json.at("tokens_per_s").get<double>();
   run.stepTimeS = json.value("step_time_s", 0.0);
   run.peakBytes = json.value("peak_bytes", std::uint64_t{0});

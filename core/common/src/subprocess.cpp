@@ -11,6 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+#include <thread>
+
+#include "tb/common/stop_signals.hpp"
 
 extern char** environ;
 
@@ -64,6 +67,32 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// The one posix_spawn of the project. `search`: look argv[0] up on PATH.
+Expected<pid_t> spawn(const std::vector<std::string>& argv, posix_spawn_file_actions_t& actions,
+                      std::vector<std::string> env, bool search) {
+  std::vector<std::string> args = argv;
+  auto argPointers = pointers(args);
+  auto envPointers = pointers(env);
+  pid_t pid = 0;
+  const int spawnError =
+      search ? ::posix_spawnp(&pid, args[0].c_str(), &actions, nullptr, argPointers.data(),
+                              envPointers.data())
+             : ::posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argPointers.data(),
+                             envPointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawnError != 0) {
+    return makeError(spawnError == ENOENT ? ErrorKind::NotFound : ErrorKind::Runtime,
+                     "cannot run '" + argv[0] + "': " + std::strerror(spawnError));
+  }
+  return pid;
+}
+
+template <class Outcome>
+void recordExit(int status, Outcome& outcome) {
+  if (WIFEXITED(status)) outcome.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+}
+
 }  // namespace
 
 Expected<ProcessResult> runProcess(const std::vector<std::string>& argv,
@@ -81,19 +110,9 @@ Expected<ProcessResult> runProcess(const std::vector<std::string>& argv,
   posix_spawn_file_actions_adddup2(&actions, outWrite.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, errWrite.get(), STDERR_FILENO);
 
-  std::vector<std::string> args = argv;
-  std::vector<std::string> env = childEnvironment(options);
-  auto argPointers = pointers(args);
-  auto envPointers = pointers(env);
-
-  pid_t pid = 0;
-  const int spawnError = ::posix_spawnp(&pid, args[0].c_str(), &actions, nullptr,
-                                        argPointers.data(), envPointers.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawnError != 0) {
-    return makeError(spawnError == ENOENT ? ErrorKind::NotFound : ErrorKind::Runtime,
-                     "cannot run '" + argv[0] + "': " + std::strerror(spawnError));
-  }
+  const Expected<pid_t> spawned = spawn(argv, actions, childEnvironment(options), true);
+  if (!spawned) return spawned.error();
+  const pid_t pid = *spawned;
   inRead.reset();
   outWrite.reset();
   errWrite.reset();
@@ -141,9 +160,50 @@ Expected<ProcessResult> runProcess(const std::vector<std::string>& argv,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  recordExit(status, result);
   return result;
+}
+
+Expected<WatchedOutcome> runWatchedProcess(const std::vector<std::string>& argv,
+                                           const WatchOptions& options, const StopToken& stop,
+                                           const std::function<void()>& onTick) {
+  if (argv.empty()) return makeError(ErrorKind::BadInput, "no program to run");
+  const std::string log = options.logFile.string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  const Expected<pid_t> spawned = spawn(argv, actions, childEnvironment({}), false);
+  if (!spawned) return spawned.error();
+  const pid_t pid = *spawned;
+
+  WatchedOutcome outcome;
+  std::chrono::steady_clock::time_point stopSentAt;
+  bool killed = false;
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      return makeError(ErrorKind::Runtime, std::string("waitpid: ") + std::strerror(errno));
+    }
+    if (onTick) onTick();
+    if (!outcome.stopRequested && stop.stopRequested()) {
+      outcome.stopRequested = true;
+      stopSentAt = std::chrono::steady_clock::now();
+      ::kill(pid, kStopSignal);
+    }
+    if (outcome.stopRequested && !killed &&
+        std::chrono::steady_clock::now() - stopSentAt > options.stopGrace) {
+      killed = true;
+      ::kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(options.tick);
+  }
+  recordExit(status, outcome);
+  return outcome;
 }
 
 }  // namespace tb

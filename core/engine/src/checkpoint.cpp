@@ -8,7 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "model_json.hpp"
+#include "tb/runs/model_json.hpp"
 #include "tb/common/atomic_file.hpp"
 
 namespace tb::engine {
@@ -36,7 +36,7 @@ Status saveCheckpoint(const std::filesystem::path& file, const Checkpoint& check
   }
   const nlohmann::json header{{"step", checkpoint.step},
                               {"seed", checkpoint.seed},
-                              {"model", modelToJson(checkpoint.model)},
+                              {"model", runs::modelToJson(checkpoint.model)},
                               {"tensors", entries}};
   const std::string headerText = header.dump();
   const std::uint64_t headerLength = headerText.size();
@@ -72,7 +72,7 @@ Expected<Checkpoint> loadCheckpoint(const std::filesystem::path& fileOrDirectory
         nlohmann::json::parse(bytes.substr(kMagic.size() + kLengthBytes, headerLength));
     checkpoint.step = header.at("step").get<std::int64_t>();
     checkpoint.seed = header.at("seed").get<std::uint64_t>();
-    auto model = modelFromJson(header.at("model"));
+    auto model = runs::modelFromJson(header.at("model"));
     if (!model) return corrupt(file, model.error().message);
     checkpoint.model = *model;
     for (const auto& entry : header.at("tensors")) {

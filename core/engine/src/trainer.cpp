@@ -15,16 +15,15 @@
 #include "block_timing.hpp"
 #include "compiled_step.hpp"
 #include "decoder_ops.hpp"
-#include "event_log.hpp"
 #include "host_runtime.hpp"
 #include "matmul_probe.hpp"
-#include "model_json.hpp"
 #include "recompute_choice.hpp"
-#include "summary_json.hpp"
 #include "torch_compat.hpp"
 #include "tracking_allocator.hpp"
 #include "training_loop.hpp"
 #include "tb/common/host_cores.hpp"
+#include "tb/common/statistics.hpp"
+#include "tb/runs/model_json.hpp"
 #include "tb/engine/blas_kernels.hpp"
 
 namespace tb::engine {
@@ -68,8 +67,8 @@ Status checkRun(const RunConfig& config) {
 Status checkResume(const RunConfig& config, const Checkpoint& checkpoint) {
   if (!(checkpoint.model == config.model)) {
     return bad("the checkpoint in " + config.resumeDir.string() + " is of model " +
-               modelToJson(checkpoint.model).dump() + ", not the requested " +
-               modelToJson(config.model).dump());
+               runs::modelToJson(checkpoint.model).dump() + ", not the requested " +
+               runs::modelToJson(config.model).dump());
   }
   if (checkpoint.seed != config.seed) {
     return bad("the checkpoint in " + config.resumeDir.string() + " was trained with seed " +
@@ -90,27 +89,29 @@ struct HostThreads {
   int blas = 0;
 };
 
-nlohmann::json configToJson(const RunConfig& config, HostThreads threads) {
+runs::RunConfigRecord configRecord(const RunConfig& config, HostThreads threads) {
   static constexpr const char* kDataNames[] = {"random", "synthetic", "text"};
-  return {{"model", modelToJson(config.model)},
-          {"steps", config.steps},
-          {"seed", config.seed},
-          {"threads", threads.intraOp},
-          {"blas_threads", threads.blas},
-          {"blas_core", blasCoreName()},
-          {"memory_budget", config.memoryBudgetBytes},
-          {"recompute", toString(config.recompute)},
-          {"data", {{"kind", kDataNames[static_cast<int>(config.data.kind)]},
-                    {"file", config.data.file.string()}}},
-          {"device", toString(config.device)},
-          {"runtime", toString(config.runtime)},
-          {"compile", config.compile},
-          {"log_every", config.logEvery},
-          {"seq_min", config.seqMin != 0 ? config.seqMin : config.model.seq},
-          {"seq_max", config.seqMax != 0 ? config.seqMax : config.model.seq},
-          {"save_every", config.saveEvery},
-          {"resume", config.resumeDir.string()},
-          {"torch_version", compat::kTorchVersion}};
+  runs::RunConfigRecord record;
+  record.model = config.model;
+  record.steps = config.steps;
+  record.seed = config.seed;
+  record.threads = threads.intraOp;
+  record.blasThreads = threads.blas;
+  record.blasCore = blasCoreName();
+  record.memoryBudget = config.memoryBudgetBytes;
+  record.recompute = toString(config.recompute);
+  record.dataKind = kDataNames[static_cast<int>(config.data.kind)];
+  record.dataFile = config.data.file.string();
+  record.device = toString(config.device);
+  record.runtime = toString(config.runtime);
+  record.compile = config.compile;
+  record.logEvery = config.logEvery;
+  record.seqMin = config.seqMin != 0 ? config.seqMin : config.model.seq;
+  record.seqMax = config.seqMax != 0 ? config.seqMax : config.model.seq;
+  record.saveEvery = config.saveEvery;
+  record.resume = config.resumeDir.string();
+  record.torchVersion = compat::kTorchVersion;
+  return record;
 }
 
 /// The threads a run computes with: --threads if given, else physical cores
@@ -200,14 +201,6 @@ nlohmann::json planToJson(const StepPlan& plan) {
   return decisions;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  if (values.size() % 2 == 1) return *middle;
-  return (*middle + *std::max_element(values.begin(), middle)) / 2.0;
-}
-
 }  // namespace
 
 Expected<std::string> explainCompiledStep(const RunConfig& config) {
@@ -230,7 +223,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
     if (const Status fits = checkResume(config, *loaded); !fits) return fits.error();
     resume = std::move(*loaded);
   }
-  auto directory = RunDirectory::create(config.runDir, config.model.name);
+  auto directory = runs::RunDirectory::create(config.runDir, config.model.name);
   if (!directory) return directory.error();
 
   if (config.runtime.keepMemory) keepFreedHostMemory();
@@ -248,12 +241,12 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul,
                                                pathRace(config, device, pool, opsOn));
   const HostThreads threads = arrangeThreads(config, pool, *matmul.path);
-  const nlohmann::json configJson = configToJson(config, threads);
-  if (const Status written = directory->writeConfig(configJson.dump(2)); !written) {
+  const runs::RunConfigRecord configRecordWritten = configRecord(config, threads);
+  if (const Status written = directory->writeConfig(configRecordWritten); !written) {
     return written.error();
   }
   const std::unique_ptr<DecoderOps> ops = opsOn(*matmul.path);
-  EventLog events(*directory, config.events);
+  runs::RunEventLog events(*directory, config.events);
   const LoopInputs inputs{&config,
                           &*data,
                           resume ? &*resume : nullptr,
@@ -279,7 +272,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
 
   allocator.resetPeak();
   if (device.is_cuda()) compat::resetCudaPeak(0);
-  events.emit("start", {{"config", configJson},
+  events.emit("start", {{"config", runs::toJson(configRecordWritten)},
                         {"params", summary.params},
                         {"flops_per_token", summary.flopsPerToken},
                         {"matmul_gflops", summary.matmulGflops},
@@ -308,7 +301,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
     seconds.push_back(record.seconds);
     tokens += static_cast<double>(record.tokens);
   }
-  summary.stepTimeSeconds = median(seconds);
+  summary.stepTimeSeconds = tb::median(seconds);
   if (summary.stepTimeSeconds > 0.0) {
     summary.tokensPerSecond =
         tokens / static_cast<double>(records.size()) / summary.stepTimeSeconds;
@@ -323,12 +316,9 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   if (!events.writeError().empty() && summary.message.empty()) {
     summary.message = "events were not all written: " + events.writeError();
   }
-  if (summary.status != RunStatus::Completed) {
-    events.emit("error", {{"status", toString(summary.status)}, {"message", summary.message}});
-  }
-  const nlohmann::json summaryJson = summaryToJsonObject(summary);
-  events.emit("end", {{"summary", summaryJson}});
-  if (const Status written = directory->writeSummary(summaryJson.dump(2)); !written) {
+  if (summary.state != RunState::Completed) events.emitError(summary.state, summary.message);
+  events.emitEnd(summary);
+  if (const Status written = directory->writeSummary(summary); !written) {
     return written.error();
   }
   return summary;

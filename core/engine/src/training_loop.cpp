@@ -86,7 +86,7 @@ struct PendingStep {
 /// Reads back the pending steps and writes their events, oldest first.
 class StepReporter {
  public:
-  StepReporter(EventLog& events, RunSummary& summary, double learningRate)
+  StepReporter(runs::RunEventLog& events, RunSummary& summary, double learningRate)
       : events_(&events), summary_(&summary), learningRate_(learningRate) {}
 
   void add(PendingStep step) { pending_.push_back(std::move(step)); }
@@ -97,15 +97,17 @@ class StepReporter {
       const double gradNorm = step.gradNorm.defined() ? step.gradNorm.item<double>() : 0.0;
       summary_->losses.push_back(loss);
       const double seconds = step.record.seconds;
-      events_->emit("step", {{"step", step.step},
-                             {"loss", loss},
-                             {"seq", step.seq},
-                             {"step_time_s", seconds},
-                             {"tokens_per_s", static_cast<double>(step.record.tokens) / seconds},
-                             {"live_bytes", step.memory.live},
-                             {"peak_bytes", step.memory.peak},
-                             {"grad_norm", gradNorm},
-                             {"lr", learningRate_}});
+      runs::StepSample sample;
+      sample.step = step.step;
+      sample.loss = loss;
+      sample.seq = step.seq;
+      sample.stepTimeSeconds = seconds;
+      sample.tokensPerSecond = static_cast<double>(step.record.tokens) / seconds;
+      sample.liveBytes = step.memory.live;
+      sample.peakBytes = step.memory.peak;
+      sample.gradNorm = gradNorm;
+      sample.learningRate = learningRate_;
+      events_->emitStep(sample);
     }
     pending_.clear();
   }
@@ -120,7 +122,7 @@ class StepReporter {
   }
 
  private:
-  EventLog* events_;
+  runs::RunEventLog* events_;
   RunSummary* summary_;
   double learningRate_;
   std::vector<PendingStep> pending_;
@@ -165,11 +167,11 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       }
     };
 
-    summary.status = RunStatus::Completed;
+    summary.state = RunState::Completed;
     for (std::int64_t step = firstStep; step <= config.steps; ++step) {
-      if (config.stopRequested != nullptr && config.stopRequested->load()) {
+      if (config.stop.stopRequested()) {
         reporter.flush();
-        summary.status = RunStatus::Interrupted;
+        summary.state = RunState::Interrupted;
         summary.message = "stopped by a signal before step " + std::to_string(step);
         if (config.saveEvery > 0 && summary.steps >= firstStep) save(summary.steps);
         break;
@@ -191,21 +193,21 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       if ((step - firstStep + 1) % syncEvery == 0 || step == config.steps) reporter.flush();
       if (config.saveEvery > 0 && step % config.saveEvery == 0) save(step);
     }
-    if (summary.status == RunStatus::Completed && in.data->hasHeldOut()) {
+    if (summary.state == RunState::Completed && in.data->hasHeldOut()) {
       summary.heldOutLoss = heldOutLoss(decoder, *in.data, rowLength, device);
     }
   } catch (const MemoryBudgetExceeded& refusal) {
     reporter.flushQuietly();
-    summary.status = RunStatus::Oom;
+    summary.state = RunState::Oom;
     summary.message = refusal.what();
   } catch (const std::exception& error) {
     reporter.flushQuietly();
     // A refusal inside a LibTorch worker may come back wrapped in c10::Error.
     if (allocator.refusals() != refusalsBefore) {
-      summary.status = RunStatus::Oom;
+      summary.state = RunState::Oom;
       summary.message = allocator.lastRefusal().what();
     } else {
-      summary.status = RunStatus::Failed;
+      summary.state = RunState::Failed;
       const auto* torchError = dynamic_cast<const c10::Error*>(&error);
       summary.message = torchError != nullptr ? torchError->what_without_backtrace() : error.what();
     }

@@ -10,10 +10,9 @@
 
 #include "checkpoint.hpp"
 #include "decoder_ops.hpp"
-#include "event_log.hpp"
-#include "run_directory.hpp"
+#include "tb/runs/run_directory.hpp"
 #include "tb/engine/run_config.hpp"
-#include "tb/engine/run_summary.hpp"
+#include "tb/engine/trainer.hpp"
 #include "token_batches.hpp"
 
 namespace tb::engine {
@@ -23,8 +22,8 @@ struct LoopInputs {
   const RunConfig* config = nullptr;
   const TokenBatches* data = nullptr;
   const Checkpoint* resume = nullptr;
-  RunDirectory* directory = nullptr;
-  EventLog* events = nullptr;
+  runs::RunDirectory* directory = nullptr;
+  runs::RunEventLog* events = nullptr;
   const DecoderOps* ops = nullptr;  ///< reference or compiled, on the chosen matmul path
   bool fusedUpdate = false;         ///< flat buffers updated by fused::clippedAdamW
   RecomputePolicy recompute;        ///< resolved (never Auto)

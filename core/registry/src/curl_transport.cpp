@@ -31,8 +31,8 @@ std::size_t onBody(char* data, std::size_t size, std::size_t count, void* user) 
 
 // Returning non-zero makes curl_easy_perform stop with CURLE_ABORTED_BY_CALLBACK.
 int onProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
-  return cancel->load(std::memory_order_relaxed) ? 1 : 0;
+  const auto* cancel = static_cast<const StopToken*>(user);
+  return cancel->stopRequested() ? 1 : 0;
 }
 
 std::size_t onHeader(char* data, std::size_t size, std::size_t count, void* user) {
@@ -96,10 +96,10 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &received);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &onHeader);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &received);
-    if (options_.cancel) {
+    if (options_.cancel.stopPossible()) {
       curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
       curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &onProgress);
-      curl_easy_setopt(curl, CURLOPT_XFERINFODATA, options_.cancel.get());
+      curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &options_.cancel);
     }
     if (request.method == "HEAD") {
       curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
@@ -131,7 +131,7 @@ class CurlTransport final : public HttpTransport {
 
  private:
   bool cancelled() const {
-    return options_.cancel && options_.cancel->load(std::memory_order_relaxed);
+    return options_.cancel.stopRequested();
   }
 
   static Error cancelledError(const HttpRequest& request) {

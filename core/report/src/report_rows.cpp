@@ -45,7 +45,7 @@ std::vector<ReportRow> reportRows(const bench::AblationResults& results) {
     row.lossFirst = config.lossFirst;
     row.lossLast = config.lossLast;
     row.failedRuns = static_cast<int>(std::count_if(
-        config.runs.begin(), config.runs.end(), [](const auto& run) { return run.status != "ok"; }));
+        config.runs.begin(), config.runs.end(), [](const auto& run) { return run.state != runs::RunState::Completed; }));
     rows.push_back(std::move(row));
   }
   return rows;

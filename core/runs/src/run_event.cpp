@@ -1,57 +1,36 @@
 // Parsing is tolerant of what it does not know (extra fields, new event names)
-// and strict about what it uses: a step without a numeric loss is an error
-// naming the field, because a curve built from a default 0 would lie.
+// and strict about what it uses: a step without a loss is an error naming the
+// field, because a curve built from a default 0 would lie.
 #include "tb/runs/run_event.hpp"
 
 #include <fstream>
+#include <iterator>
+#include <limits>
 
 #include "json_fields.hpp"
-#include "tb/common/atomic_file.hpp"
 
 namespace tb::runs {
 namespace {
 
-using nlohmann::json;
-
-Error fieldError(const char* field, const char* expected) {
-  return makeError(ErrorKind::Parse, std::string("field '") + field + "' missing or not " +
-                                         expected);
-}
+using namespace detail;
 
 Expected<double> number(const json& object, const char* field) {
-  const auto it = object.find(field);
-  if (it == object.end() || !it->is_number()) return fieldError(field, "a number");
-  return it->get<double>();
+  const json* value = member(object, field);
+  if (value == nullptr || !value->is_number()) return fieldError(field, "a number");
+  return value->get<double>();
 }
 
-double numberOr(const json& object, const char* field, double fallback) {
-  const auto it = object.find(field);
-  return it != object.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::uint64_t bytesOr(const json& object, const char* field) {
-  const auto it = object.find(field);
-  return it != object.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
-}
-
-std::int64_t integerOr(const json& object, const char* field) {
-  const auto it = object.find(field);
-  return it != object.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
-
-std::string textOr(const json& object, const char* field) {
-  const auto it = object.find(field);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<double> optionalNumber(const json& object, const char* field) {
-  const auto it = object.find(field);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+// A NaN loss (a diverged step, or one the tuned runtime did not read back) is
+// written by nlohmann as null and read back as NaN, which readers skip:
+// never as a default 0, which a curve would plot as a real loss.
+Expected<double> lossOf(const json& object) {
+  const json* value = member(object, "loss");
+  if (value != nullptr && value->is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return number(object, "loss");
 }
 
 Expected<StepSample> parseStep(const json& object) {
-  auto loss = number(object, "loss");
+  auto loss = lossOf(object);
   if (!loss) return loss.error();
   if (!object.contains("step") || !object["step"].is_number_integer()) {
     return fieldError("step", "an integer");
@@ -59,6 +38,7 @@ Expected<StepSample> parseStep(const json& object) {
   StepSample sample;
   sample.step = object["step"].get<std::int64_t>();
   sample.loss = *loss;
+  sample.seq = integerOr(object, "seq");
   sample.stepTimeSeconds = numberOr(object, "step_time_s", 0.0);
   sample.tokensPerSecond = numberOr(object, "tokens_per_s", 0.0);
   sample.liveBytes = bytesOr(object, "live_bytes");
@@ -71,48 +51,34 @@ Expected<StepSample> parseStep(const json& object) {
 void parseStart(const json& object, RunEvent& event) {
   event.params = integerOr(object, "params");
   event.runDir = textOr(object, "run_dir");
-  if (const auto config = object.find("config"); config != object.end() && config->is_object()) {
+  event.matmulPath = textOr(object, "matmul_path");
+  event.flopsPerToken = numberOr(object, "flops_per_token", 0.0);
+  event.matmulGflops = numberOr(object, "matmul_gflops", 0.0);
+  if (const json* config = objectMember(object, "config")) {
     event.totalSteps = integerOr(*config, "steps");
     event.memoryBudget = bytesOr(*config, "memory_budget");
-    if (const auto model = config->find("model"); model != config->end() && model->is_object()) {
-      event.model = textOr(*model, "name");
-    }
+    event.threads = static_cast<int>(integerOr(*config, "threads"));
+    event.torchVersion = textOr(*config, "torch_version");
+    if (const json* model = objectMember(*config, "model")) event.model = textOr(*model, "name");
   }
-  if (const auto recompute = object.find("recompute");
-      recompute != object.end() && recompute->is_object()) {
+  if (const json* recompute = objectMember(object, "recompute")) {
     event.recompute = textOr(*recompute, "policy");
   }
 }
 
 }  // namespace
 
-namespace detail {
-
-Expected<SummaryFields> parseSummary(const json& object) {
-  if (!object.is_object()) return makeError(ErrorKind::Parse, "summary is not a JSON object");
-  const std::string status = textOr(object, "status");
-  const auto state = runStateFromStatus(status);
-  if (!state) {
-    return makeError(ErrorKind::Parse, "field 'status' is '" + status +
-                                           "', not completed, interrupted, oom or failed");
-  }
-  SummaryFields summary;
-  summary.state = *state;
-  summary.message = textOr(object, "message");
-  summary.model = textOr(object, "model");
-  summary.steps = integerOr(object, "steps");
-  summary.tokensPerSecond = numberOr(object, "tokens_per_s", 0.0);
-  summary.stepTimeSeconds = numberOr(object, "step_time_s", 0.0);
-  summary.peakBytes = bytesOr(object, "peak_bytes");
-  summary.lossFirst = optionalNumber(object, "loss_first");
-  summary.lossLast = optionalNumber(object, "loss_last");
-  summary.mfu = numberOr(object, "mfu", 0.0);
-  summary.threads = static_cast<int>(integerOr(object, "threads"));
-  summary.recompute = textOr(object, "recompute");
-  return summary;
+json toJson(const StepSample& sample) {
+  return {{"step", sample.step},
+          {"loss", sample.loss},
+          {"seq", sample.seq},
+          {"step_time_s", sample.stepTimeSeconds},
+          {"tokens_per_s", sample.tokensPerSecond},
+          {"live_bytes", sample.liveBytes},
+          {"peak_bytes", sample.peakBytes},
+          {"grad_norm", sample.gradNorm},
+          {"lr", sample.learningRate}};
 }
-
-}  // namespace detail
 
 Expected<RunEvent> parseEventLine(std::string_view line) {
   json object = json::parse(line, nullptr, false);
@@ -133,25 +99,27 @@ Expected<RunEvent> parseEventLine(std::string_view line) {
   } else if (event.name == "end") {
     const auto summary = object.find("summary");
     if (summary == object.end()) return fieldError("summary", "an object");
-    auto fields = detail::parseSummary(*summary);
+    auto fields = summaryFromJson(*summary);
     if (!fields) return fields.error();
     event.kind = EventKind::End;
     event.summary = std::move(*fields);
   } else if (event.name == "error") {
     event.kind = EventKind::Error;
+    event.errorState = runStateFromStatus(textOr(object, "status")).value_or(RunState::Failed);
     event.message = textOr(object, "message");
   }
   return event;
 }
 
-Expected<EventFile> readEvents(const std::filesystem::path& runDir) {
-  const std::filesystem::path path = runDir / "events.jsonl";
-  std::ifstream in(path);
-  if (!in) return makeError(ErrorKind::Io, "cannot read " + path.string());
+EventFile parseEvents(std::string_view text) {
   EventFile file;
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    ++number;
+    const std::size_t newline = text.find('\n');
+    const std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     auto event = parseEventLine(line);
     if (event) {
       file.events.push_back(std::move(*event));
@@ -159,8 +127,16 @@ Expected<EventFile> readEvents(const std::filesystem::path& runDir) {
       file.problems.push_back("line " + std::to_string(number) + ": " + event.error().message);
     }
   }
-  if (in.bad()) return makeError(ErrorKind::Io, "error while reading " + path.string());
   return file;
+}
+
+Expected<EventFile> readEvents(const std::filesystem::path& runDir) {
+  const std::filesystem::path path = runDir / "events.jsonl";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(ErrorKind::Io, "cannot read " + path.string());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return makeError(ErrorKind::Io, "error while reading " + path.string());
+  return parseEvents(text);
 }
 
 std::vector<StepSample> stepSamples(const std::vector<RunEvent>& events) {

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_fields.hpp"
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/paths.hpp"
 
@@ -35,23 +34,13 @@ Expected<json> readJsonFile(const fs::path& path) {
   return parsed;
 }
 
-void applyConfig(const json& config, RunRecord& record) {
-  if (const auto steps = config.find("steps");
-      steps != config.end() && steps->is_number_integer()) {
-    record.totalSteps = steps->get<std::int64_t>();
-  }
-  if (const auto model = config.find("model"); model != config.end() && model->is_object()) {
-    if (const auto name = model->find("name"); name != model->end() && name->is_string()) {
-      record.model = name->get<std::string>();
-    }
-  }
-  if (const auto recompute = config.find("recompute");
-      recompute != config.end() && recompute->is_string()) {
-    record.recompute = recompute->get<std::string>();
-  }
+void applyConfig(const RunConfigRecord& config, RunRecord& record) {
+  record.totalSteps = config.steps;
+  record.model = config.model.name;
+  record.recompute = config.recompute;
 }
 
-void applySummary(const SummaryFields& summary, RunRecord& record) {
+void applySummary(const RunSummary& summary, RunRecord& record) {
   record.state = summary.state;
   record.message = summary.message;
   if (!summary.model.empty()) record.model = summary.model;
@@ -73,29 +62,43 @@ RunRecord unreadable(RunRecord record, std::string reason) {
 
 fs::path runStoreDirectory() { return dataDirectory() / "runs"; }
 
+Expected<RunConfigRecord> readRunConfig(const fs::path& runDir) {
+  auto json = readJsonFile(runDir / "config.json");
+  if (!json) return json.error();
+  auto config = configFromJson(*json);
+  if (!config) return makeError(ErrorKind::Parse, "config.json: " + config.error().message);
+  return config;
+}
+
+Expected<RunSummary> readRunSummary(const fs::path& runDir) {
+  const fs::path path = runDir / "summary.json";
+  if (!writeTime(path)) return makeError(ErrorKind::NotFound, "summary.json is missing");
+  auto json = readJsonFile(path);
+  if (!json) return json.error();
+  auto summary = summaryFromJson(*json);
+  if (!summary) return makeError(ErrorKind::Parse, "summary.json: " + summary.error().message);
+  return summary;
+}
+
 RunRecord readRun(const fs::path& runDir, std::chrono::seconds runningGrace) {
   RunRecord record;
   record.dir = runDir;
   record.id = runDir.filename().string();
-  const fs::path configPath = runDir / "config.json";
-  const auto configTime = writeTime(configPath);
+  const auto configTime = writeTime(runDir / "config.json");
   if (!configTime) return unreadable(std::move(record), "config.json is missing");
   record.startedAt = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
       std::chrono::file_clock::to_sys(*configTime));
-  auto config = readJsonFile(configPath);
+  auto config = readRunConfig(runDir);
   if (!config) return unreadable(std::move(record), config.error().message);
   applyConfig(*config, record);
 
-  const fs::path summaryPath = runDir / "summary.json";
-  if (writeTime(summaryPath)) {
-    auto summaryJson = readJsonFile(summaryPath);
-    if (!summaryJson) return unreadable(std::move(record), summaryJson.error().message);
-    auto summary = detail::parseSummary(*summaryJson);
-    if (!summary) {
-      return unreadable(std::move(record), "summary.json: " + summary.error().message);
-    }
+  auto summary = readRunSummary(runDir);
+  if (summary) {
     applySummary(*summary, record);
     return record;
+  }
+  if (summary.error().kind != ErrorKind::NotFound) {
+    return unreadable(std::move(record), summary.error().message);
   }
   const fs::file_time_type newest = std::max(*configTime, writeTime(runDir / "events.jsonl")
                                                               .value_or(*configTime));

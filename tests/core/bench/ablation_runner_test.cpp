@@ -7,11 +7,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "tb/bench/ablation_runner.hpp"
 #include "tb/bench/default_budget.hpp"
@@ -23,8 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every step reports 0.5 s at 200 tokens/s; FAKE_OOM_ON names a --recompute
-// value whose runs end oom; FAKE_SLOW makes every run wait for a signal and
-// end interrupted.
+// value whose runs end oom; FAKE_SLOW makes every run wait for SIGTERM (the
+// project's one stop signal) and end interrupted.
 constexpr const char* kFakeRun = R"(#!/bin/sh
 dir=""; recompute=""; steps=1
 while [ $# -gt 0 ]; do
@@ -40,7 +40,7 @@ config='"config":{"threads":2,"torch_version":"9.9"}'
 rates='"flops_per_token":10,"matmul_gflops":1,"matmul_path":"fake-blas"'
 echo "{\"event\":\"start\",$config,$rates}" > "$dir/events.jsonl"
 if [ -n "$FAKE_SLOW" ]; then
-  trap 'echo "{\"status\":\"interrupted\",\"peak_bytes\":1}" > "$dir/summary.json"; exit 1' INT
+  trap 'echo "{\"status\":\"interrupted\",\"peak_bytes\":1}" > "$dir/summary.json"; exit 1' TERM
   while :; do sleep 0.05; done
 fi
 if [ "$recompute" = "$FAKE_OOM_ON" ]; then
@@ -90,8 +90,12 @@ class AblationRunnerTest : public ::testing::Test {
 
 TEST_F(AblationRunnerTest, RunsTheScheduleInterleavedAndWritesResults) {
   std::vector<std::string> order;
+  std::vector<runs::BenchmarkEventKind> kinds;
   AblationCallbacks callbacks;
-  callbacks.finished = [&](const FinishedRun& run) { order.emplace_back(label(run.run.step)); };
+  callbacks.events = [&](const runs::BenchmarkEvent& event) {
+    if (kinds.empty() || kinds.back() != event.kind) kinds.push_back(event.kind);
+    if (event.kind == runs::BenchmarkEventKind::RunEnd) order.push_back(event.run.label);
+  };
   const Expected<AblationOutcome> outcome = runAblation(spec_, callbacks);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_EQ(order, (std::vector<std::string>{"Base", "AC2", "AC2+CompilerOpt",
@@ -99,6 +103,13 @@ TEST_F(AblationRunnerTest, RunsTheScheduleInterleavedAndWritesResults) {
                                              "AC2+CompilerOpt", "AC2+CompilerOpt+CkptOpt"}));
   EXPECT_EQ(outcome->failedRuns, 0U);
   EXPECT_FALSE(outcome->stopped);
+  // Plan first, summary last, and every run started, stepped and ended.
+  using Kind = runs::BenchmarkEventKind;
+  ASSERT_GE(kinds.size(), 3U);
+  EXPECT_EQ(kinds.front(), Kind::Plan);
+  EXPECT_EQ(kinds.back(), Kind::Summary);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), Kind::RunStart), 8);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), Kind::RunEnd), 8);
   const Expected<AblationResults> saved = loadResults(spec_.outDir / "results.json");
   ASSERT_TRUE(saved.ok()) << saved.error().message;
   EXPECT_EQ(saved->machine.matmulPath, "fake-blas");
@@ -127,7 +138,7 @@ TEST_F(AblationRunnerTest, AFailedRunIsRecordedAndTheAblationGoesOn) {
   const ConfigurationResult& ckpt = outcome->results.configurations.back();
   EXPECT_EQ(ckpt.throughput.count, 0U);
   ASSERT_EQ(ckpt.runs.size(), 2U);
-  EXPECT_EQ(ckpt.runs[0].status, "oom");
+  EXPECT_EQ(ckpt.runs[0].state, tb::runs::RunState::Oom);
   const Expected<AblationResults> saved = loadResults(spec_.outDir / "results.json");
   ASSERT_TRUE(saved.ok()) << saved.error().message;
   // Every run ended, but two did not end ok: the file says it is partial.
@@ -138,16 +149,15 @@ TEST_F(AblationRunnerTest, AFailedRunIsRecordedAndTheAblationGoesOn) {
 
 TEST_F(AblationRunnerTest, AStopEndsTheCurrentChildAndKeepsFinishedRuns) {
   ::setenv("FAKE_SLOW", "1", 1);
-  std::atomic<bool> keepGoing{true};
+  const StopSource stop;
   AblationCallbacks callbacks;
-  const auto started = std::chrono::steady_clock::now();
-  callbacks.keepGoing = [&] {
-    if (std::chrono::steady_clock::now() - started > std::chrono::milliseconds(300)) {
-      keepGoing = false;
-    }
-    return keepGoing.load();
-  };
+  callbacks.stop = stop.token();
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.requestStop();
+  });
   const Expected<AblationOutcome> outcome = runAblation(spec_, callbacks);
+  stopper.join();
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_TRUE(outcome->stopped);
   EXPECT_EQ(outcome->finishedRuns, 1U);
@@ -155,7 +165,7 @@ TEST_F(AblationRunnerTest, AStopEndsTheCurrentChildAndKeepsFinishedRuns) {
   const Expected<AblationResults> saved = loadResults(spec_.outDir / "results.json");
   ASSERT_TRUE(saved.ok()) << saved.error().message;
   ASSERT_EQ(saved->configurations.front().runs.size(), 1U);
-  EXPECT_EQ(saved->configurations.front().runs.front().status, "interrupted");
+  EXPECT_EQ(saved->configurations.front().runs.front().state, tb::runs::RunState::Interrupted);
   EXPECT_FALSE(saved->complete);
   EXPECT_EQ(saved->plannedRuns, 8);
   EXPECT_EQ(saved->completedRuns, 0);

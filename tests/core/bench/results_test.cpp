@@ -13,10 +13,10 @@
 namespace tb::bench {
 namespace {
 
-RunMeasurement run(int repeat, double tokens, std::string status = "ok") {
+RunMeasurement run(int repeat, double tokens, runs::RunState state = runs::RunState::Completed) {
   RunMeasurement m;
   m.repeat = repeat;
-  m.status = std::move(status);
+  m.state = state;
   m.tokensPerS = tokens;
   m.stepTimeS = 1024.0 / tokens;
   m.peakBytes = 1'000'000u + static_cast<std::uint64_t>(repeat) * 1000u;
@@ -46,7 +46,7 @@ AblationResults sampleResults() {
     config.label = std::string(label(step));
     config.model = "small";
     for (int r = 0; r < 3; ++r) config.runs.push_back(run(r, speed * jitter(rng)));
-    config.runs.push_back(run(3, 1.0, "oom"));
+    config.runs.push_back(run(3, 1.0, runs::RunState::Oom));
     config.lossCurve = {8.3, 8.2, 8.1};
     config.stepTimes = {10.1, 10.3, 9.9};
     EXPECT_TRUE(summarizeRuns(config).ok());
@@ -67,7 +67,7 @@ TEST(Results, SummariesIgnoreRunsThatFailed) {
 TEST(Results, NoSuccessfulRunIsAnError) {
   ConfigurationResult config;
   config.label = "AC2";
-  config.runs.push_back(run(0, 5.0, "oom"));
+  config.runs.push_back(run(0, 5.0, runs::RunState::Oom));
   const Status status = summarizeRuns(config);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().message.find("AC2"), std::string::npos);
@@ -82,7 +82,7 @@ TEST(Results, JsonRoundTripKeepsEveryField) {
   EXPECT_EQ(parsed->machine.matmulPath, "mkldnn");
   ASSERT_EQ(parsed->configurations.size(), 4u);
   EXPECT_EQ(parsed->configurations[2].label, "AC2+CompilerOpt");
-  EXPECT_EQ(parsed->configurations[0].runs[3].status, "oom");
+  EXPECT_EQ(parsed->configurations[0].runs[3].state, tb::runs::RunState::Oom);
   EXPECT_EQ(parsed->configurations[0].throughput, original.configurations[0].throughput);
 }
 
@@ -163,7 +163,7 @@ TEST(Results, CompletenessCountsEngineRunsThatEndedOk) {
   updateCompleteness(results);
   EXPECT_TRUE(results.complete);
   EXPECT_EQ(results.completedRuns, 12);
-  results.configurations.front().runs.front().status = "interrupted";
+  results.configurations.front().runs.front().state = tb::runs::RunState::Interrupted;
   updateCompleteness(results);
   EXPECT_FALSE(results.complete);
   EXPECT_EQ(partialNote(results), "partial: 11 of 12 runs completed");

@@ -34,7 +34,7 @@ TEST(RunReading, WarmupStepsAreLeftOutOfTheMedians) {
   const RunReading reading = readRun(
       events({kStart, step(1, 2.0, 6.0), step(2, 0.2, 5.0), step(3, 0.1, 4.0), step(4, 0.3, 3.0)}),
       kCompleted, 1);
-  EXPECT_EQ(reading.measurement.status, "ok");
+  EXPECT_EQ(reading.measurement.state, tb::runs::RunState::Completed);
   EXPECT_EQ(reading.stepTimes, (std::vector<double>{0.2, 0.1, 0.3}));
   EXPECT_DOUBLE_EQ(reading.measurement.stepTimeS, 0.2);
   // 100 tokens per step over the 0.2 s median step (the events carry rates
@@ -52,16 +52,16 @@ TEST(RunReading, WarmupStepsAreLeftOutOfTheMedians) {
 }
 
 TEST(RunReading, EngineStatusesBecomeResultStatuses) {
-  EXPECT_EQ(readRun("", R"({"status":"oom","message":"budget"})", 0).measurement.status, "oom");
-  EXPECT_EQ(readRun("", R"({"status":"interrupted"})", 0).measurement.status, "interrupted");
-  EXPECT_EQ(readRun("", R"({"status":"failed"})", 0).measurement.status, "failed");
+  EXPECT_EQ(readRun("", R"({"status":"oom","message":"budget"})", 0).measurement.state, tb::runs::RunState::Oom);
+  EXPECT_EQ(readRun("", R"({"status":"interrupted"})", 0).measurement.state, tb::runs::RunState::Interrupted);
+  EXPECT_EQ(readRun("", R"({"status":"failed"})", 0).measurement.state, tb::runs::RunState::Failed);
   const RunReading oom = readRun("", R"({"status":"oom","message":"over budget"})", 0);
   EXPECT_EQ(oom.message, "over budget");
 }
 
 TEST(RunReading, MissingSummaryIsAFailedRunWithAReason) {
   const RunReading reading = readRun(events({kStart, step(1, 0.5, 2.0)}), "", 0);
-  EXPECT_EQ(reading.measurement.status, "failed");
+  EXPECT_EQ(reading.measurement.state, tb::runs::RunState::Failed);
   EXPECT_FALSE(reading.message.empty());
   EXPECT_DOUBLE_EQ(reading.measurement.stepTimeS, 0.5);
 }

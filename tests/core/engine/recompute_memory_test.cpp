@@ -24,7 +24,7 @@ namespace {
 
 using tb::engine::RecomputeMode;
 using tb::engine::RecomputePolicy;
-using tb::engine::RunStatus;
+using tb::runs::RunState;
 
 tb::engine::ModelConfig shape(std::int64_t dim, std::int64_t layers, std::int64_t heads,
                               std::int64_t kvHeads, std::int64_t ffn, std::int64_t seq,
@@ -104,7 +104,7 @@ void expectPredictedPeaksWithinBounds(bool compile) {
   for (const auto& model : shapes) {
     for (const auto& policy : policies) {
       const Outcome run = train(model, policy, 0, compile);
-      ASSERT_EQ(run.summary.status, RunStatus::Completed) << run.summary.message;
+      ASSERT_EQ(run.summary.state, RunState::Completed) << run.summary.message;
       const std::uint64_t predicted = predictedPeak(model, policy, compile);
       const double error =
           std::abs(static_cast<double>(predicted) - static_cast<double>(run.peakBytes)) /
@@ -149,13 +149,13 @@ TEST(RecomputeMemory, AutoRunsInsideABudgetThatNoneCannotRunIn) {
   const std::uint64_t budget = full + (none - full) / 2;
 
   const Outcome automatic = train(model, {RecomputeMode::Auto, 0}, budget);
-  EXPECT_EQ(automatic.summary.status, RunStatus::Completed) << automatic.summary.message;
+  EXPECT_EQ(automatic.summary.state, RunState::Completed) << automatic.summary.message;
   EXPECT_NE(automatic.summary.recompute, "none");
   EXPECT_NE(automatic.summary.recompute, "auto");
   EXPECT_LE(automatic.summary.peakBytes, budget);
 
   const Outcome keepAll = train(model, {RecomputeMode::None, 0}, budget);
-  EXPECT_EQ(keepAll.summary.status, RunStatus::Oom);
+  EXPECT_EQ(keepAll.summary.state, RunState::Oom);
   EXPECT_NE(keepAll.summary.message.find("memory budget"), std::string::npos)
       << keepAll.summary.message;
 }
@@ -180,13 +180,13 @@ TEST(RecomputeMemory, TheNextCheaperPlanIsRefusedUnderTheBudgetAutoFits) {
       << tb::memory::toString(*plan->nextCheaper);
 
   const Outcome automatic = train(model, {RecomputeMode::Auto, 0}, budget);
-  EXPECT_EQ(automatic.summary.status, RunStatus::Completed) << automatic.summary.message;
+  EXPECT_EQ(automatic.summary.state, RunState::Completed) << automatic.summary.message;
   EXPECT_EQ(automatic.summary.recompute, tb::memory::toString(plan->policy));
   EXPECT_LE(automatic.summary.peakBytes, budget);
 
   const RecomputePolicy cheaper = tb::engine::fromMemoryPolicy(*plan->nextCheaper);
   const Outcome refused = train(model, cheaper, budget);
-  EXPECT_EQ(refused.summary.status, RunStatus::Oom) << tb::engine::toString(cheaper);
+  EXPECT_EQ(refused.summary.state, RunState::Oom) << tb::engine::toString(cheaper);
   EXPECT_NE(refused.summary.message.find("memory budget"), std::string::npos)
       << refused.summary.message;
 }

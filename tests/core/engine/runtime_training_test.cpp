@@ -17,7 +17,7 @@
 namespace {
 
 using tb::engine::RunConfig;
-using tb::engine::RunStatus;
+using tb::runs::RunState;
 using tb::engine::RunSummary;
 
 constexpr double kTrajectoryTolerance = 1e-4;
@@ -61,8 +61,8 @@ void expectSameTrajectory(const RunSummary& a, const RunSummary& b, std::size_t 
 TEST(TunedRuntime, FollowsTheStockLossTrajectoryForThirtySteps) {
   const RunSummary stock = run(tinyRun("stock30", 30, "stock"));
   const RunSummary tuned = run(tinyRun("tuned30", 30, "tuned"));
-  EXPECT_EQ(stock.status, RunStatus::Completed);
-  EXPECT_EQ(tuned.status, RunStatus::Completed);
+  EXPECT_EQ(stock.state, RunState::Completed);
+  EXPECT_EQ(tuned.state, RunState::Completed);
   expectSameTrajectory(stock, tuned, 30);
   EXPECT_EQ(stock.runtime, "stock");
   EXPECT_EQ(tuned.runtime, "tuned");
@@ -126,7 +126,7 @@ TEST(TunedRuntime, EachStepTrainsOnItsDrawnSequenceLength) {
     lengths.insert(seq);
   }
   EXPECT_GT(lengths.size(), 1U);
-  EXPECT_EQ(summary.status, RunStatus::Completed);
+  EXPECT_EQ(summary.state, RunState::Completed);
 }
 
 /// Times at which the event sink saw each step event.

@@ -20,15 +20,15 @@ using namespace std::chrono_literals;
 TEST(CurlTransportCancel, ASilentServerIsLeftPromptlyWhenCancelled) {
   const SilentSocket listener;
   ASSERT_EQ(listener.error(), "");
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  StopSource cancel;
   TransportOptions options;
   options.totalTimeout = 30s;  // far longer than the test may take
-  options.cancel = cancel;
+  options.cancel = cancel.token();
   const auto transport = makeCurlTransport(options);
 
   std::thread canceller([cancel] {
     std::this_thread::sleep_for(300ms);
-    cancel->store(true);
+    cancel.requestStop();
   });
   HttpRequest request;
   request.url = listener.url();
@@ -49,7 +49,9 @@ TEST(CurlTransportCancel, ARequestAfterCancelIsRefusedWithoutConnecting) {
   const SilentSocket listener;
   ASSERT_EQ(listener.error(), "");
   TransportOptions options;
-  options.cancel = std::make_shared<std::atomic<bool>>(true);
+  StopSource cancel;
+  cancel.requestStop();
+  options.cancel = cancel.token();
   HttpRequest request;
   request.url = listener.url();
   const auto start = std::chrono::steady_clock::now();
@@ -64,7 +66,8 @@ TEST(CurlTransportCancel, WithoutCancelTheTimeoutStillEndsASilentRequest) {
   ASSERT_EQ(listener.error(), "");
   TransportOptions options;
   options.totalTimeout = 400ms;
-  options.cancel = std::make_shared<std::atomic<bool>>(false);
+  StopSource cancel;
+  options.cancel = cancel.token();
   HttpRequest request;
   request.url = listener.url();
   const auto response = makeCurlTransport(options)->send(request);

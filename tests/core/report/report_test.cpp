@@ -41,7 +41,7 @@ ConfigurationResult configuration(bench::AblationStep step, ResultSource source,
   for (int f = 0; f < failed; ++f) {
     bench::RunMeasurement run;
     run.repeat = 3 + f;
-    run.status = "oom";
+    run.state = tb::runs::RunState::Oom;
     config.runs.push_back(run);
   }
   EXPECT_TRUE(bench::summarizeRuns(config).ok());

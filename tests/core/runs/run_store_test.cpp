@@ -14,7 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kConfig =
-    R"({"model":{"name":"tiny"},"steps":40,"recompute":"full","threads":2})";
+    R"({"model":{"name":"tiny","vocab":512,"dim":64,"layers":2,"heads":4,"kv_heads":2,)"
+    R"("ffn":128,"seq":32,"batch":2,"rope_theta":10000.0,"qkv_bias":false},)"
+    R"("steps":40,"recompute":"full","threads":2})";
 
 class RunStore : public ::testing::Test {
  protected:

@@ -1,8 +1,9 @@
 // Runs the four-step ablation as fresh `trainbench run` child processes: a
 // crash or an out-of-memory stop stays in its child, and every
 // configuration's peak memory is measured in a process of its own. The CLI's
-// `trainbench benchmark` and the GUI's Ablation page both drive this runner;
-// progress and cancellation are callbacks, so neither blocks on it.
+// `trainbench benchmark` drives this runner and reports its progress as the
+// typed events of core/runs/benchmark_event.hpp, which the Studio's Ablation
+// page follows; a StopToken stops it.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,8 @@
 #include "tb/bench/ablation.hpp"
 #include "tb/bench/results.hpp"
 #include "tb/common/expected.hpp"
+#include "tb/common/stop_token.hpp"
+#include "tb/runs/benchmark_event.hpp"
 
 namespace tb::bench {
 
@@ -33,6 +36,11 @@ struct AblationSpec {
   std::string appVersion;
   std::string createdAt;               ///< ISO 8601 UTC; empty: now
   std::string device = "cpu";
+  /// Where the budget came from, for the plan event: the predictor's peaks
+  /// for Base (every block recomputed) and for keeping every activation.
+  bool budgetFromPredictor = false;
+  std::uint64_t fullRecomputePeakBytes = 0;
+  std::uint64_t noRecomputePeakBytes = 0;
 };
 
 /// Where benchmarks go unless told otherwise: <data directory>/benchmarks,
@@ -43,31 +51,14 @@ struct AblationSpec {
 /// that runs from a terminal and from the Studio sort together by time.
 [[nodiscard]] std::filesystem::path defaultBenchmarkOutDir(std::string_view model);
 
-/// Where the runner is, for a progress display.
-struct AblationProgress {
-  std::size_t index = 0;  ///< 0-based position in the schedule
-  std::size_t total = 0;
-  ScheduledRun run;
-  std::int64_t stepsDone = 0;
-  std::int64_t steps = 0;
-};
-
-/// One run that ended, with what it measured.
-struct FinishedRun {
-  std::size_t index = 0;
-  std::size_t total = 0;
-  ScheduledRun run;
-  RunMeasurement measurement;
-  std::string message;  ///< why it did not complete (empty when it did)
-  double wallSeconds = 0.0;
-};
-
-/// The caller's hooks; each may be empty. `keepGoing` returning false stops
-/// the current child (it ends as "interrupted") and starts no further one.
+/// The caller's hooks. Every event of `trainbench benchmark --events` is
+/// reported through `events` in order (plan, then each run's start, steps and
+/// end, then the summary), from the runner's thread; it must not block.
+/// Once `stop` is requested the current child is stopped (it ends as
+/// "interrupted") and no further one starts.
 struct AblationCallbacks {
-  std::function<void(const AblationProgress&)> progress;
-  std::function<void(const FinishedRun&)> finished;
-  std::function<bool()> keepGoing;
+  std::function<void(const runs::BenchmarkEvent&)> events;
+  StopToken stop;
 };
 
 /// How the ablation ended.

@@ -12,6 +12,7 @@
 
 #include "tb/bench/statistics.hpp"
 #include "tb/common/expected.hpp"
+#include "tb/runs/run_state.hpp"
 
 namespace tb::bench {
 
@@ -33,10 +34,14 @@ struct Machine {
   std::string device = "cpu";
 };
 
+/// A run's state as results.json spells it: "ok" for completed, else the
+/// run store's name (oom, failed, interrupted).
+[[nodiscard]] std::string_view resultsStatus(runs::RunState state);
+
 /// One run of one configuration.
 struct RunMeasurement {
   int repeat = 0;
-  std::string status = "ok";  ///< the run's summary status: ok, oom, failed, interrupted
+  runs::RunState state = runs::RunState::Completed;  ///< results.json writes Completed as "ok"
   double tokensPerS = 0.0;    ///< median step
   double stepTimeS = 0.0;     ///< median step
   std::uint64_t peakBytes = 0;

@@ -3,7 +3,6 @@
 // turns it into tensors behind its own header.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -11,6 +10,8 @@
 #include <string_view>
 
 #include "tb/common/expected.hpp"
+#include "tb/common/stop_token.hpp"
+#include "tb/runs/run_event.hpp"
 #include "tb/engine/model.hpp"
 #include "tb/model/recompute_modules.hpp"
 
@@ -92,7 +93,7 @@ struct RuntimeOptions {
 [[nodiscard]] std::string toString(const RuntimeOptions& options);
 
 /// Receives each event as one JSON document without a trailing newline.
-using EventSink = std::function<void(const std::string& jsonLine)>;
+using runs::EventSink;
 
 /// One training run.
 struct RunConfig {
@@ -113,7 +114,7 @@ struct RunConfig {
   std::filesystem::path runDir;        ///< empty: a new directory under the run store
   std::int64_t saveEvery = 0;          ///< checkpoint every N steps; 0 = never
   std::filesystem::path resumeDir;     ///< a run directory (or its checkpoint) to continue
-  const std::atomic<bool>* stopRequested = nullptr;  ///< polled before each step
+  StopToken stop;                      ///< polled before each step
 };
 
 

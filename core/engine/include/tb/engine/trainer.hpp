@@ -7,9 +7,14 @@
 
 #include "tb/common/expected.hpp"
 #include "tb/engine/run_config.hpp"
-#include "tb/engine/run_summary.hpp"
+#include "tb/runs/run_summary.hpp"
 
 namespace tb::engine {
+
+// The engine's result is the run store's record: one type, read back by
+// every reader of summary.json.
+using runs::RunState;
+using runs::RunSummary;
 
 /// Trains as configured. An Error means the run could not start (bad value,
 /// unreadable data, unusable checkpoint, no CUDA); once started, every outcome

@@ -3,7 +3,6 @@
 // the auth, retry and pagination logic is tested without sockets.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "tb/common/expected.hpp"
+#include "tb/common/stop_token.hpp"
 
 namespace tb::registry {
 
@@ -48,10 +48,10 @@ struct TransportOptions {
   std::chrono::milliseconds totalTimeout{60'000};
   std::size_t maxResponseBytes = 8u * 1024u * 1024u;  ///< manifests and configs are small
   bool verifyTls = true;  ///< off only for loopback test registries (--insecure)
-  /// Set (from any thread) to abandon the request in flight and refuse later
-  /// ones with ErrorKind::Cancelled. libcurl polls it from its progress
-  /// callback, which runs at least once a second even on a silent socket.
-  std::shared_ptr<const std::atomic<bool>> cancel;
+  /// Stopped (from any thread): the request in flight is abandoned and later
+  /// ones are refused with ErrorKind::Cancelled. libcurl polls it from its
+  /// progress callback, which runs at least once a second on a silent socket.
+  StopToken cancel;
 };
 
 /// Sends one request and returns the response, whatever its status. An Error

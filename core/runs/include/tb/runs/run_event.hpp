@@ -1,50 +1,48 @@
 // One line of a run's event stream (`trainbench run --events`, events.jsonl) as
 // a plain struct. The GUI reads the same lines live from a child's stdout and
-// later from the file, so both go through parseEventLine.
+// later from the file, the benchmark reads its children's files, and all go
+// through parseEventLine; the engine writes them through RunEventLog.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "tb/common/expected.hpp"
 #include "tb/runs/run_state.hpp"
+#include "tb/runs/run_summary.hpp"
 
 namespace tb::runs {
 
+/// Where a live reader gets each event line (the CLI's --events, a GUI's pipe).
+using EventSink = std::function<void(const std::string& jsonLine)>;
+
 /// Which event a line is; Other keeps newer engines' events from being errors.
 enum class EventKind { Start, Step, End, Error, Other };
-
-/// The measurements of a finished run (summary.json, and the `end` event).
-struct SummaryFields {
-  RunState state = RunState::Failed;
-  std::string message;  ///< why it did not complete
-  std::string model;
-  std::int64_t steps = 0;
-  double tokensPerSecond = 0.0;
-  double stepTimeSeconds = 0.0;
-  std::uint64_t peakBytes = 0;
-  std::optional<double> lossFirst;  ///< none when no step ran
-  std::optional<double> lossLast;
-  double mfu = 0.0;
-  int threads = 0;
-  std::string recompute;
-};
 
 /// One step's numbers.
 struct StepSample {
   std::int64_t step = 0;
   double loss = 0.0;
+  std::int64_t seq = 0;  ///< the step's sequence length (varies under --seq-min/--seq-max)
   double stepTimeSeconds = 0.0;
   double tokensPerSecond = 0.0;
   std::uint64_t liveBytes = 0;
   std::uint64_t peakBytes = 0;
   double gradNorm = 0.0;
   double learningRate = 0.0;
+
+  friend bool operator==(const StepSample&, const StepSample&) = default;
 };
+
+/// The fields of a `step` event (without "event" and "elapsed_s").
+[[nodiscard]] nlohmann::json toJson(const StepSample& sample);
 
 /// A parsed event; only the members of its kind are filled.
 struct RunEvent {
@@ -58,8 +56,14 @@ struct RunEvent {
   std::string model;            ///< Start
   std::string recompute;        ///< Start: the policy chosen
   std::string runDir;           ///< Start
+  std::string matmulPath;       ///< Start: the matrix-product path the probe chose
+  double flopsPerToken = 0.0;   ///< Start
+  double matmulGflops = 0.0;    ///< Start: the probe's best rate
+  int threads = 0;              ///< Start: the config's intra-op threads
+  std::string torchVersion;     ///< Start
+  RunState errorState = RunState::Failed;  ///< Error
   std::string message;          ///< Error
-  std::optional<SummaryFields> summary;  ///< End
+  std::optional<RunSummary> summary;  ///< End
 };
 
 /// Parses one JSON line; the error says what is missing or malformed.
@@ -71,6 +75,9 @@ struct EventFile {
   std::vector<RunEvent> events;
   std::vector<std::string> problems;  ///< "line N: reason"
 };
+
+/// The events of JSON-lines text (a file's content, a child's output so far).
+[[nodiscard]] EventFile parseEvents(std::string_view text);
 
 /// Reads `runDir`/events.jsonl; an error only when the file cannot be read.
 [[nodiscard]] Expected<EventFile> readEvents(const std::filesystem::path& runDir);

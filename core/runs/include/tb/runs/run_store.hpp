@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "tb/common/expected.hpp"
+#include "tb/runs/run_config_record.hpp"
 #include "tb/runs/run_state.hpp"
+#include "tb/runs/run_summary.hpp"
 
 namespace tb::runs {
 
@@ -39,6 +41,12 @@ struct RunRecord {
 /// How long a run without summary.json counts as running after its last write;
 /// past that it was killed without a chance to write a summary.
 inline constexpr std::chrono::seconds kRunningGrace{120};
+
+/// `runDir`/config.json; the error names the file and what is wrong with it.
+[[nodiscard]] Expected<RunConfigRecord> readRunConfig(const std::filesystem::path& runDir);
+
+/// `runDir`/summary.json; NotFound when the run has not written one (yet).
+[[nodiscard]] Expected<RunSummary> readRunSummary(const std::filesystem::path& runDir);
 
 /// The record of one run directory; never fails (problems go to `message`).
 [[nodiscard]] RunRecord readRun(const std::filesystem::path& runDir,

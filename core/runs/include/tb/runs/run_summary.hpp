@@ -1,35 +1,35 @@
-// The outcome of a run, as the CLI prints it with --json and as summary.json
-// stores it. A run that started always ends in a summary, whatever stopped it;
-// only input that cannot start a run becomes a tb::Error.
+// The outcome of a run: what `trainbench run --json` prints, summary.json
+// stores and the `end` event carries. The engine fills it, everything else
+// reads it back through summaryFromJson, so a field is named in one place.
+// A run that started always ends in a summary, whatever stopped it.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace tb::engine {
+#include <nlohmann/json_fwd.hpp>
 
-/// How a run ended.
-enum class RunStatus { Completed, Interrupted, Oom, Failed };
+#include "tb/common/expected.hpp"
+#include "tb/runs/run_state.hpp"
 
-[[nodiscard]] std::string_view toString(RunStatus status);
+namespace tb::runs {
 
 /// Measurements of one run; times are medians over the steps of this process.
 struct RunSummary {
-  RunStatus status = RunStatus::Failed;
+  RunState state = RunState::Failed;  ///< one of the four end states
   std::string message;             ///< why it did not complete; empty when it did
   std::string model;               ///< the ModelConfig name
   std::int64_t steps = 0;          ///< last completed step (includes resumed steps)
   std::int64_t firstStep = 1;      ///< first step this process ran (> 1 after a resume)
   std::int64_t params = 0;
-  double tokensPerSecond = 0.0;    ///< median over steps of the step's tokens over its time
+  double tokensPerSecond = 0.0;    ///< median step's tokens over its time
   double stepTimeSeconds = 0.0;    ///< median
   std::uint64_t peakBytes = 0;     ///< tracked CPU tensor bytes, or the CUDA allocator's peak
-  double lossFirst = 0.0;          ///< loss of the first step this process ran
-  double lossLast = 0.0;
+  std::optional<double> lossFirst; ///< loss of the first step this process ran; none if none ran
+  std::optional<double> lossLast;
   std::optional<double> heldOutLoss;  ///< text data only
   double mfu = 0.0;
   double matmulGflops = 0.0;       ///< best rate of the in-process matrix-product probe
@@ -41,10 +41,16 @@ struct RunSummary {
   bool compile = false;            ///< whether the compiled step ran
   std::string matmulPath;          ///< the matrix-product path used: "aten", "onednn"
   std::filesystem::path runDir;
-  std::vector<double> losses;      ///< per step, from firstStep on
+  std::vector<double> losses;      ///< per step, from firstStep on (in events, not the summary)
+
+  friend bool operator==(const RunSummary&, const RunSummary&) = default;
 };
 
-/// The summary as one JSON object (the --json output and summary.json).
-[[nodiscard]] std::string toJson(const RunSummary& summary);
+/// The summary as one JSON object; field names are snake_case and stable.
+[[nodiscard]] nlohmann::json toJson(const RunSummary& summary);
 
-}  // namespace tb::engine
+/// Reads a summary object. Absent fields keep their defaults (older runs have
+/// fewer); `status` must be one of the four end states, or the error names it.
+[[nodiscard]] Expected<RunSummary> summaryFromJson(const nlohmann::json& json);
+
+}  // namespace tb::runs

@@ -1,20 +1,20 @@
 // Reading is strict: a checkpoint whose model cannot be read back exactly must
 // not be resumed into a different shape.
-#include "model_json.hpp"
+#include "tb/runs/model_json.hpp"
 
 #include <nlohmann/json.hpp>
 
-namespace tb::engine {
+namespace tb::runs {
 
-nlohmann::json modelToJson(const ModelConfig& config) {
+nlohmann::json modelToJson(const model::ModelConfig& config) {
   return {{"name", config.name},   {"vocab", config.vocab},     {"dim", config.dim},
           {"layers", config.layers}, {"heads", config.heads},   {"kv_heads", config.kvHeads},
           {"ffn", config.ffn},     {"seq", config.seq},         {"batch", config.batch},
           {"rope_theta", config.ropeTheta}, {"qkv_bias", config.qkvBias}};
 }
 
-Expected<ModelConfig> modelFromJson(const nlohmann::json& json) {
-  ModelConfig config;
+Expected<model::ModelConfig> modelFromJson(const nlohmann::json& json) {
+  model::ModelConfig config;
   try {
     config.name = json.at("name").get<std::string>();
     config.vocab = json.at("vocab").get<std::int64_t>();
@@ -33,4 +33,4 @@ Expected<ModelConfig> modelFromJson(const nlohmann::json& json) {
   return config;
 }
 
-}  // namespace tb::engine
+}  // namespace tb::runs

@@ -1,0 +1,33 @@
+// SIGINT and SIGTERM end work cleanly (a run ends `interrupted` with its
+// events kept, a benchmark keeps its finished runs) instead of killing the
+// process mid-write. A handler may only store to a lock-free atomic, so the
+// guard owns one flag that the work polls through a StopToken. The one guard
+// of the project: `trainbench run`, `benchmark` and the launcher use it.
+#pragma once
+
+#include "tb/common/stop_token.hpp"
+
+namespace tb {
+
+/// The signal every part of the project stops a child with: a child's clean
+/// stop (and torchrun's, and Kubernetes') is SIGTERM; SIGKILL follows only
+/// after a grace period.
+inline constexpr int kStopSignal = 15;  // SIGTERM, without <csignal> in every includer
+
+/// Installs SIGINT/SIGTERM handlers for its lifetime and restores the old ones.
+/// One guard at a time per process.
+class StopSignalGuard {
+ public:
+  StopSignalGuard();
+  ~StopSignalGuard();
+  StopSignalGuard(const StopSignalGuard&) = delete;
+  StopSignalGuard& operator=(const StopSignalGuard&) = delete;
+
+  /// Stops once either signal arrived.
+  [[nodiscard]] StopToken token() const;
+  [[nodiscard]] bool stopRequested() const;
+  /// The first signal that arrived (SIGINT or SIGTERM), 0 before any.
+  [[nodiscard]] int signalNumber() const;
+};
+
+}  // namespace tb

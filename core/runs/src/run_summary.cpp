@@ -1,0 +1,77 @@
+// loss_first and loss_last are null, not 0, when no step ran (an
+// out-of-memory stop while setting up): a reader must not plot a zero loss.
+#include "tb/runs/run_summary.hpp"
+
+#include "json_fields.hpp"
+
+namespace tb::runs {
+
+using detail::json;
+
+json toJson(const RunSummary& summary) {
+  const auto nullable = [](const std::optional<double>& value) {
+    return value ? json(*value) : json();
+  };
+  json object{
+      {"status", toString(summary.state)},
+      {"model", summary.model},
+      {"steps", summary.steps},
+      {"first_step", summary.firstStep},
+      {"params", summary.params},
+      {"tokens_per_s", summary.tokensPerSecond},
+      {"step_time_s", summary.stepTimeSeconds},
+      {"peak_bytes", summary.peakBytes},
+      {"loss_first", nullable(summary.lossFirst)},
+      {"loss_last", nullable(summary.lossLast)},
+      {"mfu", summary.mfu},
+      {"matmul_gflops", summary.matmulGflops},
+      {"flops_per_token", summary.flopsPerToken},
+      {"threads", summary.threads},
+      {"device", summary.device},
+      {"recompute", summary.recompute},
+      {"runtime", summary.runtime},
+      {"compile", summary.compile},
+      {"matmul_path", summary.matmulPath},
+      {"run_dir", summary.runDir.string()},
+  };
+  if (summary.heldOutLoss) object["loss_heldout"] = *summary.heldOutLoss;
+  if (!summary.message.empty()) object["message"] = summary.message;
+  return object;
+}
+
+Expected<RunSummary> summaryFromJson(const json& object) {
+  using namespace detail;
+  if (!object.is_object()) return makeError(ErrorKind::Parse, "summary is not a JSON object");
+  const std::string status = textOr(object, "status");
+  const auto state = runStateFromStatus(status);
+  if (!state) {
+    return makeError(ErrorKind::Parse, "field 'status' is '" + status +
+                                           "', not completed, interrupted, oom or failed");
+  }
+  RunSummary summary;
+  summary.state = *state;
+  summary.message = textOr(object, "message");
+  summary.model = textOr(object, "model");
+  summary.steps = integerOr(object, "steps");
+  summary.firstStep = integerOr(object, "first_step", 1);
+  summary.params = integerOr(object, "params");
+  summary.tokensPerSecond = numberOr(object, "tokens_per_s", 0.0);
+  summary.stepTimeSeconds = numberOr(object, "step_time_s", 0.0);
+  summary.peakBytes = bytesOr(object, "peak_bytes");
+  summary.lossFirst = optionalNumber(object, "loss_first");
+  summary.lossLast = optionalNumber(object, "loss_last");
+  summary.heldOutLoss = optionalNumber(object, "loss_heldout");
+  summary.mfu = numberOr(object, "mfu", 0.0);
+  summary.matmulGflops = numberOr(object, "matmul_gflops", 0.0);
+  summary.flopsPerToken = numberOr(object, "flops_per_token", 0.0);
+  summary.threads = static_cast<int>(integerOr(object, "threads"));
+  summary.device = textOr(object, "device");
+  summary.recompute = textOr(object, "recompute");
+  summary.runtime = textOr(object, "runtime");
+  summary.compile = flagOr(object, "compile", false);
+  summary.matmulPath = textOr(object, "matmul_path");
+  summary.runDir = textOr(object, "run_dir");
+  return summary;
+}
+
+}  // namespace tb::runs
