@@ -38,9 +38,9 @@
 #include <string>
 #include <vector>
 
-#include "adamw.hpp"
-#include "decoder.hpp"
-#include "decoder_ops.hpp"
+#include "runtime/adamw.hpp"
+#include "model/decoder.hpp"
+#include "model/decoder_ops.hpp"
 #include "tb/engine/blas_kernels.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/engine/trainer.hpp"

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "adamw.hpp"
-#include "decoder.hpp"
+#include "runtime/adamw.hpp"
+#include "model/decoder.hpp"
 #include "fused/fused_ops.hpp"
-#include "matmul_path.hpp"
+#include "matmul/matmul_path.hpp"
 #include "ops/ops.hpp"
 #include "tb/engine/blas_kernels.hpp"
 #include "tb/engine/run_config.hpp"

@@ -6,7 +6,7 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adamw.h>
 
-#include "adamw.hpp"
+#include "runtime/adamw.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checkpoint.hpp"
+#include "training/checkpoint.hpp"
 #include "tb/common/atomic_file.hpp"
 
 namespace {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <string>
 
-#include "compiled_step.hpp"
-#include "decoder.hpp"
+#include "fused/compiled_step.hpp"
+#include "model/decoder.hpp"
 #include "fused_parity.hpp"
 #include "tb/engine/trainer.hpp"
 #include "tb/model/model_config.hpp"

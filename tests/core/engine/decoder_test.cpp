@@ -3,7 +3,7 @@
 // finite-difference check of the full loss through every parameter.
 #include <gtest/gtest.h>
 
-#include "decoder.hpp"
+#include "model/decoder.hpp"
 #include "gradient_check.hpp"
 
 namespace {

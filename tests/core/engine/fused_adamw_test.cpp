@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "adamw.hpp"
+#include "runtime/adamw.hpp"
 #include "fused/fused_ops.hpp"
 #include "fused_parity.hpp"
 

@@ -16,7 +16,7 @@
 #include "fused/fused_ops.hpp"
 #include "fused_test_support.hpp"
 #include "ops/ops.hpp"
-#include "tracking_allocator.hpp"
+#include "runtime/tracking_allocator.hpp"
 
 namespace {
 

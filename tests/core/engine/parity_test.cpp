@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "decoder.hpp"
-#include "decoder_ops.hpp"
+#include "model/decoder.hpp"
+#include "model/decoder_ops.hpp"
 #include "parity/parity_compare.hpp"
 #include "parity/tensor_bundle.hpp"
 #include "tb/common/atomic_file.hpp"

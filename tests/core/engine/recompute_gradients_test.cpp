@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "decoder.hpp"
-#include "onednn_matmul.hpp"
+#include "model/decoder.hpp"
+#include "matmul/onednn_matmul.hpp"
 #include "ops/ops.hpp"
-#include "recompute.hpp"
+#include "model/recompute.hpp"
 
 namespace {
 

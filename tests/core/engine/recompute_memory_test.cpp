@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "recompute_choice.hpp"
+#include "training/recompute_choice.hpp"
 #include "tb/engine/trainer.hpp"
 #include "tb/memory/planner.hpp"
 #include "tb/memory/predictor.hpp"
-#include "tracking_allocator.hpp"
+#include "runtime/tracking_allocator.hpp"
 
 namespace {
 

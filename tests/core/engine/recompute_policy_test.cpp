@@ -5,7 +5,7 @@
 // nothing fits).
 #include <gtest/gtest.h>
 
-#include "recompute_choice.hpp"
+#include "training/recompute_choice.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/memory/predictor.hpp"
 #include "tb/model/model_config.hpp"

@@ -12,11 +12,11 @@
 #include <map>
 #include <string>
 
-#include "adamw.hpp"
-#include "decoder.hpp"
-#include "flat_parameters.hpp"
+#include "runtime/adamw.hpp"
+#include "model/decoder.hpp"
+#include "runtime/flat_parameters.hpp"
 #include "tb/model/model_config.hpp"
-#include "tracking_allocator.hpp"
+#include "runtime/tracking_allocator.hpp"
 
 namespace {
 

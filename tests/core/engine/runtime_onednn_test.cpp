@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "onednn_matmul.hpp"
+#include "matmul/onednn_matmul.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tb/engine/run_config.hpp"
-#include "token_batches.hpp"
+#include "training/token_batches.hpp"
 
 namespace {
 

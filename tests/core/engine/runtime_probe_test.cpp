@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "matmul_path.hpp"
-#include "matmul_probe.hpp"
+#include "matmul/matmul_path.hpp"
+#include "matmul/matmul_probe.hpp"
 #include "tb/model/model_config.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "host_runtime.hpp"
+#include "runtime/host_runtime.hpp"
 #include "tb/engine/trainer.hpp"
 
 namespace {

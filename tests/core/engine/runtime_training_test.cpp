@@ -12,7 +12,7 @@
 #include <set>
 
 #include "tb/engine/trainer.hpp"
-#include "token_batches.hpp"
+#include "training/token_batches.hpp"
 
 namespace {
 

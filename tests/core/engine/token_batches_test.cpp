@@ -8,7 +8,7 @@
 #include <numeric>
 #include <set>
 
-#include "token_batches.hpp"
+#include "training/token_batches.hpp"
 
 namespace {
 

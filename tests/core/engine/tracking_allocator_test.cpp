@@ -4,7 +4,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <gtest/gtest.h>
 
-#include "tracking_allocator.hpp"
+#include "runtime/tracking_allocator.hpp"
 
 namespace {
 

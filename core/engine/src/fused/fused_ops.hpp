@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "matmul_path.hpp"
+#include "matmul/matmul_path.hpp"
 #include "ops/ops.hpp"
 
 namespace tb::engine::fused {

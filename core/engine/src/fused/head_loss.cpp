@@ -30,7 +30,7 @@
 #include "fused/fused_ops.hpp"
 #include "fused/gemm.hpp"
 #include "fused/vector_kernels.hpp"
-#include "op_scope.hpp"
+#include "model/op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {

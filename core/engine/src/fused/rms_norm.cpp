@@ -15,7 +15,7 @@
 
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
-#include "op_scope.hpp"
+#include "model/op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {

@@ -11,7 +11,7 @@
 #include "fused/cpu_kernels.hpp"
 #include "fused/fused_ops.hpp"
 #include "fused/vector_kernels.hpp"
-#include "op_scope.hpp"
+#include "model/op_scope.hpp"
 
 namespace tb::engine::fused {
 namespace {

@@ -1,7 +1,7 @@
 // The reference operators of the decoder, one source file each, written as
 // plain LibTorch ops whose autograd gives the backward pass. They are generic
 // over dtype (double for gradient checks, float or bf16 for training) and are
-// the ground truth that later fused kernels are compared against.
+// the ground truth that the fused kernels (fused/) are compared against.
 #pragma once
 
 #include <ATen/ATen.h>

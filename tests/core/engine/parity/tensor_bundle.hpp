@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "decoder.hpp"
+#include "model/decoder.hpp"
 #include "tb/common/expected.hpp"
 
 namespace tb::engine::testing {

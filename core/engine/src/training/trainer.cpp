@@ -1,0 +1,327 @@
+// runTraining in three phases: check everything that can be checked without
+// tensors (so bad input is an Error before a run directory exists), set up the
+// process (allocator, threads, matmul probe, the step's operators) and the run
+// directory, then hand over to the training loop and turn its result into the
+// summary.
+#include "tb/engine/trainer.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "matmul/block_timing.hpp"
+#include "fused/compiled_step.hpp"
+#include "model/decoder_ops.hpp"
+#include "runtime/host_runtime.hpp"
+#include "matmul/matmul_probe.hpp"
+#include "training/recompute_choice.hpp"
+#include "runtime/torch_compat.hpp"
+#include "runtime/tracking_allocator.hpp"
+#include "training/training_loop.hpp"
+#include "tb/common/host_cores.hpp"
+#include "tb/common/statistics.hpp"
+#include "tb/runs/model_json.hpp"
+#include "tb/engine/blas_kernels.hpp"
+
+namespace tb::engine {
+namespace {
+
+constexpr int kMaxThreads = 4096;
+
+Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
+
+Status checkRun(const RunConfig& config) {
+  if (const Status model = validate(config.model); !model) return model;
+  if (config.steps < 1) return bad("steps must be at least 1, got " + std::to_string(config.steps));
+  if (config.threads < 0 || config.threads > kMaxThreads) {
+    return bad("threads must be between 0 (physical cores) and " + std::to_string(kMaxThreads) +
+               ", got " + std::to_string(config.threads));
+  }
+  if (config.logEvery < 1) {
+    return bad("log-every must be at least 1, got " + std::to_string(config.logEvery));
+  }
+  if (config.seqMin != 0 || config.seqMax != 0) {
+    const std::int64_t lo = config.seqMin != 0 ? config.seqMin : config.model.seq;
+    const std::int64_t hi = config.seqMax != 0 ? config.seqMax : config.model.seq;
+    if (lo < 2 || lo > hi || hi > config.model.seq) {
+      return bad("sequence range --seq-min " + std::to_string(lo) + " --seq-max " +
+                 std::to_string(hi) + " must satisfy 2 <= min <= max <= the model's seq " +
+                 std::to_string(config.model.seq));
+    }
+  }
+  if (config.saveEvery < 0) {
+    return bad("save-every must be 0 (never) or more, got " + std::to_string(config.saveEvery));
+  }
+  if (config.device == Device::Cuda && !cudaAvailable()) {
+    const std::string why = at::hasCUDA() ? "no CUDA device is visible"
+                                          : "this build of LibTorch has no CUDA support";
+    return makeError(ErrorKind::Runtime, std::string("--device cuda: ") + why + " (LibTorch " +
+                                             compat::kTorchVersion + ")");
+  }
+  return {};
+}
+
+Status checkResume(const RunConfig& config, const Checkpoint& checkpoint) {
+  if (!(checkpoint.model == config.model)) {
+    return bad("the checkpoint in " + config.resumeDir.string() + " is of model " +
+               runs::modelToJson(checkpoint.model).dump() + ", not the requested " +
+               runs::modelToJson(config.model).dump());
+  }
+  if (checkpoint.seed != config.seed) {
+    return bad("the checkpoint in " + config.resumeDir.string() + " was trained with seed " +
+               std::to_string(checkpoint.seed) + ", this run asks for seed " +
+               std::to_string(config.seed));
+  }
+  if (checkpoint.step >= config.steps) {
+    return bad("the checkpoint in " + config.resumeDir.string() + " is at step " +
+               std::to_string(checkpoint.step) + ", already at or past steps " +
+               std::to_string(config.steps));
+  }
+  return {};
+}
+
+/// Intra-op threads and the BLAS library's own pool (0: it has none).
+struct HostThreads {
+  int intraOp = 1;
+  int blas = 0;
+};
+
+runs::RunConfigRecord configRecord(const RunConfig& config, HostThreads threads) {
+  static constexpr const char* kDataNames[] = {"random", "synthetic", "text"};
+  runs::RunConfigRecord record;
+  record.model = config.model;
+  record.steps = config.steps;
+  record.seed = config.seed;
+  record.threads = threads.intraOp;
+  record.blasThreads = threads.blas;
+  record.blasCore = blasCoreName();
+  record.memoryBudget = config.memoryBudgetBytes;
+  record.recompute = toString(config.recompute);
+  record.dataKind = kDataNames[static_cast<int>(config.data.kind)];
+  record.dataFile = config.data.file.string();
+  record.device = toString(config.device);
+  record.runtime = toString(config.runtime);
+  record.compile = config.compile;
+  record.logEvery = config.logEvery;
+  record.seqMin = config.seqMin != 0 ? config.seqMin : config.model.seq;
+  record.seqMax = config.seqMax != 0 ? config.seqMax : config.model.seq;
+  record.saveEvery = config.saveEvery;
+  record.resume = config.resumeDir.string();
+  record.torchVersion = compat::kTorchVersion;
+  return record;
+}
+
+/// The threads a run computes with: --threads if given, else physical cores
+/// (tuned) or LibTorch's own default (stock), remembered before any run
+/// changed it.
+int threadsFor(const RunConfig& config) {
+  static const int libtorchDefault = at::get_num_threads();
+  if (config.threads > 0) return config.threads;
+  return config.runtime.threads ? tb::physicalCoreCount() : libtorchDefault;
+}
+
+/// Before the probe: stock keeps both libraries' defaults (restored, since a
+/// tuned run in the same process may have changed them); tuned gives both the
+/// whole pool, so that each matmul path is timed at its best.
+void setThreadsForProbe(const RunConfig& config, int pool) {
+  static const int blasDefault = blasLibraryThreads();
+  at::set_num_threads(pool);
+  setBlasLibraryThreads(config.runtime.threads ? pool : blasDefault);
+}
+
+/// Whether the tuned runtime splits the pool between the two libraries, so
+/// that the paths train in different threads.
+bool splitsThePool(const RunConfig& config, int pool) {
+  return config.runtime.threads && blasLibraryThreads() > 0 && pool > 1;
+}
+
+/// The tuned runtime hands the pool to the library that runs the products on
+/// `path` and leaves the other one thread: two pools of spinning threads on
+/// the same cores made a `small` step 2.6x slower (docs/PERF.md). The probe
+/// times each candidate path in these threads too; timed with both pools
+/// full, oneDNN shared the cores with OpenBLAS threads still spinning from
+/// ATen's pass, and lost the race to a path that trains a `small` step about
+/// 30 % slower.
+HostThreads arrangeThreads(const RunConfig& config, int pool, const MatmulPath& path) {
+  if (splitsThePool(config, pool)) {
+    const bool blasRunsProducts = &path == &atenMatmulPath();
+    at::set_num_threads(blasRunsProducts ? 1 : pool);
+    setBlasLibraryThreads(blasRunsProducts ? pool : 1);
+  }
+  return {at::get_num_threads(), blasLibraryThreads()};
+}
+
+/// How the tuned runtime races the CPU paths: each in the threads it would
+/// train with, on one block of the step's own operators (`opsOn`). Only when
+/// the paths would train in different threads is a block timed (fastestPath
+/// weighs it with the products); else the products' rates decide, as a block
+/// adds nothing they do not time.
+template <typename OpsOn>
+PathRace pathRace(const RunConfig& config, c10::Device device, int pool, const OpsOn& opsOn) {
+  PathRace race;
+  if (!config.runtime.matmul || device.is_cuda() || !splitsThePool(config, pool)) return race;
+  race.arrange = [&config, pool](const MatmulPath& path) { arrangeThreads(config, pool, path); };
+  // Built on first use: a probe measured earlier in this process needs no block.
+  auto timing = std::make_shared<std::unique_ptr<BlockTiming>>();
+  race.timeBlock = [timing, opsOn, &config, device](const MatmulPath& path) {
+    if (!*timing) *timing = std::make_unique<BlockTiming>(config.model, device);
+    return (*timing)->seconds(*opsOn(path));
+  };
+  race.variant = std::string(config.compile ? "compiled" : "reference") +
+                 (config.runtime.gqaInPlace ? ", gqa in place" : "");
+  return race;
+}
+
+nlohmann::json probeToJson(const MatmulChoice& choice) {
+  nlohmann::json paths = nlohmann::json::object();
+  nlohmann::json blocks = nlohmann::json::object();
+  for (const PathRate& rate : choice.candidates) {
+    paths[rate.path] = rate.gflops;
+    if (rate.blockSeconds > 0.0) blocks[rate.path] = 1e3 * rate.blockSeconds;
+  }
+  nlohmann::json probe{{"gflops", paths},
+                       {"peak_gflops", choice.peak.gflops},
+                       {"peak_source", choice.peak.path}};
+  if (!blocks.empty()) probe["block_ms"] = blocks;
+  return probe;
+}
+
+nlohmann::json planToJson(const StepPlan& plan) {
+  nlohmann::json decisions = nlohmann::json::array();
+  for (const FusionDecision& decision : plan.decisions) {
+    decisions.push_back({{"pattern", decision.pattern},
+                         {"op", decision.op},
+                         {"fused", decision.fused},
+                         {"reason", decision.reason},
+                         {"count", decision.count}});
+  }
+  return decisions;
+}
+
+}  // namespace
+
+Expected<std::string> explainCompiledStep(const RunConfig& config) {
+  if (const Status valid = checkRun(config); !valid) return valid.error();
+  return explain(planCompiledStep(config));
+}
+
+bool cudaAvailable() { return at::hasCUDA() && at::getNumGPUs() > 0; }
+
+Expected<RunSummary> runTraining(const RunConfig& config) {
+  if (const Status valid = checkRun(config); !valid) return valid.error();
+  auto recompute = chooseRecompute(config);
+  if (!recompute) return recompute.error();
+  auto data = TokenBatches::open(config.data, config.model, config.seed);
+  if (!data) return data.error();
+  std::optional<Checkpoint> resume;
+  if (!config.resumeDir.empty()) {
+    auto loaded = loadCheckpoint(config.resumeDir);
+    if (!loaded) return loaded.error();
+    if (const Status fits = checkResume(config, *loaded); !fits) return fits.error();
+    resume = std::move(*loaded);
+  }
+  auto directory = runs::RunDirectory::create(config.runDir, config.model.name);
+  if (!directory) return directory.error();
+
+  if (config.runtime.keepMemory) keepFreedHostMemory();
+  auto& allocator = TrackingCpuAllocator::install();
+  const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
+                                                           : c10::Device(c10::DeviceType::CPU);
+  const StepPlan plan = planCompiledStep(config);
+  const bool gqaInPlace = config.runtime.gqaInPlace;
+  const auto opsOn = [&config, &plan, gqaInPlace](const MatmulPath& path) {
+    return config.compile ? makeCompiledOps(plan, path, gqaInPlace)
+                          : makeReferenceOps(path, gqaInPlace);
+  };
+  const int pool = threadsFor(config);
+  setThreadsForProbe(config, pool);
+  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul,
+                                               pathRace(config, device, pool, opsOn));
+  const HostThreads threads = arrangeThreads(config, pool, *matmul.path);
+  const runs::RunConfigRecord configRecordWritten = configRecord(config, threads);
+  if (const Status written = directory->writeConfig(configRecordWritten); !written) {
+    return written.error();
+  }
+  const std::unique_ptr<DecoderOps> ops = opsOn(*matmul.path);
+  runs::RunEventLog events(*directory, config.events);
+  const LoopInputs inputs{&config,
+                          &*data,
+                          resume ? &*resume : nullptr,
+                          &*directory,
+                          &events,
+                          ops.get(),
+                          config.compile && config.runtime.flatGradients &&
+                              plan.fuses("adamw+clip"),
+                          recompute->policy};
+
+  RunSummary summary;
+  summary.model = config.model.name;
+  summary.params = parameterCount(config.model);
+  summary.flopsPerToken = flopsPerToken(config.model);
+  summary.matmulGflops = matmul.peak.gflops;
+  summary.matmulPath = std::string(matmul.path->name());
+  summary.runtime = toString(config.runtime);
+  summary.compile = config.compile;
+  summary.threads = threads.intraOp;
+  summary.device = std::string(toString(config.device));
+  summary.runDir = directory->path();
+  summary.recompute = toString(recompute->policy);
+
+  allocator.resetPeak();
+  if (device.is_cuda()) compat::resetCudaPeak(0);
+  events.emit("start", {{"config", runs::toJson(configRecordWritten)},
+                        {"params", summary.params},
+                        {"flops_per_token", summary.flopsPerToken},
+                        {"matmul_gflops", summary.matmulGflops},
+                        {"matmul_path", summary.matmulPath},
+                        {"matmul_probe", probeToJson(matmul)},
+                        {"compiled_step", config.compile ? planToJson(plan) : nlohmann::json()},
+                        {"recompute", {{"requested", toString(recompute->requested)},
+                                       {"policy", summary.recompute},
+                                       {"reason", recompute->reason},
+                                       {"predicted_peak_bytes", recompute->predictedPeakBytes},
+                                       {"time_overhead_ratio", recompute->timeOverheadRatio}}},
+                        {"peak_bytes", allocator.peakBytes()},
+                        {"run_dir", summary.runDir.string()}});
+
+  std::vector<StepRecord> records;
+  allocator.setBudget(config.memoryBudgetBytes);
+  runTrainingLoop(inputs, summary, records);
+  allocator.setBudget(0);
+
+  // The median step time, robust to a slow first step or a hiccup, over the
+  // mean tokens of a step (they differ only under --seq-min/--seq-max), so
+  // that tokens/s x step time is a step's tokens, as the benchmark reads it.
+  std::vector<double> seconds;
+  double tokens = 0.0;
+  for (const StepRecord& record : records) {
+    seconds.push_back(record.seconds);
+    tokens += static_cast<double>(record.tokens);
+  }
+  summary.stepTimeSeconds = tb::median(seconds);
+  if (summary.stepTimeSeconds > 0.0) {
+    summary.tokensPerSecond =
+        tokens / static_cast<double>(records.size()) / summary.stepTimeSeconds;
+  }
+  if (summary.matmulGflops > 0.0) {
+    summary.mfu = summary.tokensPerSecond * summary.flopsPerToken / (summary.matmulGflops * 1e9);
+  }
+  if (!summary.losses.empty()) {
+    summary.lossFirst = summary.losses.front();
+    summary.lossLast = summary.losses.back();
+  }
+  if (!events.writeError().empty() && summary.message.empty()) {
+    summary.message = "events were not all written: " + events.writeError();
+  }
+  if (summary.state != RunState::Completed) events.emitError(summary.state, summary.message);
+  events.emitEnd(summary);
+  if (const Status written = directory->writeSummary(summary); !written) {
+    return written.error();
+  }
+  return summary;
+}
+
+}  // namespace tb::engine
