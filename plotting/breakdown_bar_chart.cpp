@@ -10,11 +10,11 @@
 #include <cmath>
 
 #include "plotting/chart_context_menu.h"
+#include "tb/common/units.hpp"
 
 namespace tb::plotting {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBarKey = 1.0;
 
 QString gib(double bytes) { return QString::number(bytes / kGiB, 'f', 1) + QStringLiteral(" GiB"); }

@@ -10,11 +10,11 @@
 
 #include "plotting/chart_theme.h"
 #include "plotting/qcustomplot_include.h"
+#include "tb/common/units.hpp"
 
 namespace tb::plotting {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / kMiB; }
 

@@ -11,12 +11,11 @@
 #include <algorithm>
 
 #include "plotting/ablation_series.h"
+#include "tb/common/units.hpp"
 
 namespace tb::plotting {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = 1024.0 * kMiB;
 
 // One value axis: where its bars go and the unit it counts in.
 struct MemoryAxis {

@@ -11,11 +11,11 @@
 #include <cmath>
 
 #include "plotting/chart_context_menu.h"
+#include "tb/common/units.hpp"
 
 namespace tb::plotting {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kHoverPixels = 24.0;
 /// Two levels closer than this share of the peak axis have labels that would
 /// overprint (a label is about 5 % of a 300 px axis high).

@@ -47,12 +47,6 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QString currentPageId() const;
   /// Ids in the sidebar, in order.
   [[nodiscard]] QStringList sidebarPageIds() const;
-  [[nodiscard]] ImagePage* imagePage() const { return imagePage_; }
-  [[nodiscard]] OptimizationsPage* optimizationsPage() const { return optimizationsPage_; }
-  [[nodiscard]] MemoryPage* memoryPage() const { return memoryPage_; }
-  [[nodiscard]] RunsPage* runsPage() const { return runsPage_; }
-  [[nodiscard]] AblationPage* ablationPage() const { return ablationPage_; }
-  [[nodiscard]] ReportsPage* reportsPage() const { return reportsPage_; }
 
   /// True while a page is still working (host detection, file validation, a
   /// memory plan); see settled().

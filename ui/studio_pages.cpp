@@ -1,6 +1,6 @@
 // The page list is data, not a switch statement scattered across the main
-// window and main(): adding a page later means flipping `built` here and
-// registering its widget in MainWindow.
+// window and main(): a new page is a row here and its widget registered in
+// MainWindow.
 #include "ui/studio_pages.h"
 
 #include <QCoreApplication>
@@ -17,16 +17,15 @@ QString pageTitle(const char* text) {
 
 const std::vector<StudioPage>& studioPages() {
   static const std::vector<StudioPage> pages = {
-      {QStringLiteral("image"), pageTitle("Image"), QStringLiteral(":/icons/page-image.svg"), true},
+      {QStringLiteral("image"), pageTitle("Image"), QStringLiteral(":/icons/page-image.svg")},
       {QStringLiteral("optimizations"), pageTitle("Optimizations"),
-       QStringLiteral(":/icons/page-optimizations.svg"), true},
-      {QStringLiteral("memory"), pageTitle("Memory"), QStringLiteral(":/icons/page-memory.svg"),
-       true},
-      {QStringLiteral("runs"), pageTitle("Runs"), QStringLiteral(":/icons/page-runs.svg"), true},
+       QStringLiteral(":/icons/page-optimizations.svg")},
+      {QStringLiteral("memory"), pageTitle("Memory"), QStringLiteral(":/icons/page-memory.svg")},
+      {QStringLiteral("runs"), pageTitle("Runs"), QStringLiteral(":/icons/page-runs.svg")},
       {QStringLiteral("ablation"), pageTitle("Ablation"),
-       QStringLiteral(":/icons/page-ablation.svg"), true},
+       QStringLiteral(":/icons/page-ablation.svg")},
       {QStringLiteral("reports"), pageTitle("Reports"),
-       QStringLiteral(":/icons/page-reports.svg"), true},
+       QStringLiteral(":/icons/page-reports.svg")},
   };
   return pages;
 }
@@ -38,15 +37,7 @@ std::optional<StudioPage> findStudioPage(const QString& id) {
   return std::nullopt;
 }
 
-QStringList availablePageIds() {
-  QStringList ids;
-  for (const StudioPage& page : studioPages()) {
-    if (page.built) ids.append(page.id);
-  }
-  return ids;
-}
-
-QStringList allPageIds() {
+QStringList studioPageIds() {
   QStringList ids;
   for (const StudioPage& page : studioPages()) ids.append(page.id);
   return ids;

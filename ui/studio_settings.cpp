@@ -1,10 +1,18 @@
-// A QSettings is created per call: it is cheap, thread-agnostic, and the
-// shared backing store still batches writes to disk.
+// A QSettings is created per read: it is cheap, thread-agnostic, and shares
+// the parsed file with every other QSettings of the process. Writes go
+// through a SettingsWriter, because each QSettings writes the file when it
+// is destroyed. The checks ask the parsers the pages use, so what a check
+// lets through is what the page can show.
 #include "ui/studio_settings.h"
 
 #include <QSettings>
 
+#include "tb/config/image_config.hpp"
+#include "tb/memory/memory_options.hpp"
+#include "tb/model/model_config.hpp"
 #include "ui/application_identity.h"
+#include "ui/memory/memory_page_inputs.h"
+#include "ui/qt_text.h"
 
 namespace tb::ui {
 
@@ -12,56 +20,98 @@ namespace {
 
 QSettings openSettings() { return QSettings(organizationName(), applicationName()); }
 
-QString key(const char* name) { return QString::fromLatin1(name); }
-
 }  // namespace
+
+SettingsWriter::SettingsWriter(SettingsAccess access) {
+  if (access == SettingsAccess::ReadWrite) {
+    settings_ = std::make_unique<QSettings>(organizationName(), applicationName());
+  }
+}
+
+SettingsWriter::~SettingsWriter() = default;
+
+void SettingsWriter::write(const char* key, const QVariant& value) {
+  if (settings_) settings_->setValue(QString::fromLatin1(key), value);
+}
+
+QVariant detail::readSetting(const char* key) {
+  return openSettings().value(QString::fromLatin1(key));
+}
+
+bool isModelPreset(const QString& name) {
+  return tb::model::findPreset(toStdString(name)).ok();
+}
+
+bool isMemoryDType(const QString& name) {
+  return tb::memory::parseDType(toStdString(name)).ok();
+}
+
+bool isMemoryProfile(const QString& name) {
+  return tb::memory::parseProfile(toStdString(name)).ok();
+}
+
+bool isRecomputePolicy(const QString& text) {
+  return tb::memory::parseRecompute(toStdString(text)).ok();
+}
+
+bool isEngineRuntime(const QString& name) {
+  return name == QStringLiteral("tuned") || name == QStringLiteral("stock");
+}
+
+bool isMemoryCard(const QString& name) {
+  if (name == customCardName()) return true;
+  for (const GpuCard& card : gpuCards()) {
+    if (card.name == name) return true;
+  }
+  return false;
+}
+
+bool isCustomCardGiB(const double& gib) { return gib > 0.0 && gib <= 4096.0; }
+
+// The core refuses pod sizes its NCCL notes give no interface for.
+bool isPodGpuCount(const int& gpus) {
+  return gpus >= 1 && gpus <= 16 && !tb::config::socketInterfaceFor(gpus).empty();
+}
+
+bool isNotEmpty(const QString& text) { return !text.isEmpty(); }
 
 StudioSettings::StudioSettings(SettingsAccess access) : access_(access) {}
 
 QString StudioSettings::fileName() { return openSettings().fileName(); }
 
-QByteArray StudioSettings::windowGeometry() const {
-  return openSettings().value(key("window/geometry")).toByteArray();
-}
+QByteArray StudioSettings::windowGeometry() const { return keys::kWindowGeometry.get(); }
 
-QByteArray StudioSettings::windowState() const {
-  return openSettings().value(key("window/state")).toByteArray();
-}
+QByteArray StudioSettings::windowState() const { return keys::kWindowState.get(); }
 
-QString StudioSettings::lastPage() const {
-  return openSettings().value(key("window/page")).toString();
-}
+QString StudioSettings::lastPage() const { return keys::kWindowPage.get(); }
 
 void StudioSettings::saveWindow(const QByteArray& geometry, const QByteArray& state,
                                 const QString& page) {
-  if (access_ == SettingsAccess::ReadOnly) return;
-  QSettings settings = openSettings();
-  settings.setValue(key("window/geometry"), geometry);
-  settings.setValue(key("window/state"), state);
-  settings.setValue(key("window/page"), page);
+  SettingsWriter out(access_);
+  keys::kWindowGeometry.set(out, geometry);
+  keys::kWindowState.set(out, state);
+  keys::kWindowPage.set(out, page);
 }
 
 ImagePageChoices StudioSettings::imagePageChoices() const {
-  const QSettings settings = openSettings();
   ImagePageChoices choices;
-  choices.releaseTag = settings.value(key("image/release")).toString();
-  choices.driver = settings.value(key("image/driver")).toString();
-  choices.hostFromDetection = settings.value(key("image/hostFromDetection"), true).toBool();
-  choices.gpuName = settings.value(key("image/gpu")).toString();
-  choices.gpuCount = qMax(1, settings.value(key("image/gpuCount"), 1).toInt());
-  choices.arch = settings.value(key("image/arch")).toString();
+  choices.releaseTag = keys::kImageRelease.get();
+  choices.driver = keys::kImageDriver.get();
+  choices.hostFromDetection = keys::kImageHostFromDetection.get();
+  choices.gpuName = keys::kImageGpu.get();
+  choices.gpuCount = keys::kImageGpuCount.get();
+  choices.arch = keys::kImageArch.get();
   return choices;
 }
 
 void StudioSettings::saveImagePageChoices(const ImagePageChoices& choices) {
-  if (access_ == SettingsAccess::ReadOnly) return;
-  QSettings settings = openSettings();
-  settings.setValue(key("image/release"), choices.releaseTag);
-  settings.setValue(key("image/driver"), choices.driver);
-  settings.setValue(key("image/hostFromDetection"), choices.hostFromDetection);
-  settings.setValue(key("image/gpu"), choices.gpuName);
-  settings.setValue(key("image/gpuCount"), choices.gpuCount);
-  settings.setValue(key("image/arch"), choices.arch);
+  SettingsWriter out(access_);
+  keys::kImageRelease.set(out, choices.releaseTag);
+  keys::kImageDriver.set(out, choices.driver);
+  keys::kImageHostFromDetection.set(out, choices.hostFromDetection);
+  keys::kImageGpu.set(out, choices.gpuName);
+  keys::kImageGpuCount.set(out, choices.gpuCount);
+  keys::kImageArch.set(out, choices.arch);
 }
 
 }  // namespace tb::ui

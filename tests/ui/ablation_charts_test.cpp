@@ -20,6 +20,7 @@
 #include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
 #include "tb/bench/results.hpp"
+#include "tb/common/units.hpp"
 
 namespace {
 
@@ -183,9 +184,8 @@ class AblationChartsTest : public QObject {
     QCOMPARE(chart.bars().size(), expected);
     const auto engine = barsOf(chart.bars(), QStringLiteral("engine"));
     QCOMPARE(engine.size(), 4);
-    const double gib = 1024.0 * 1024.0 * 1024.0;
     const auto peak = config(results, 3, ResultSource::Engine, "small").peakBytes;
-    QCOMPARE(engine.at(3).value, static_cast<double>(peak) / gib);
+    QCOMPARE(engine.at(3).value, static_cast<double>(peak) / tb::kGiB);
   }
 
   // Regression: engine bars (MiB of CPU memory) shared one axis with cluster

@@ -35,12 +35,18 @@ class ImagePageTest : public QObject {
   tb::ui::CatalogSession* session_ = nullptr;  // owned by harness_
   tb::ui::ImagePage* page_ = nullptr;          // owned by harness_
 
-  tb::ui::HostPanel& host() { return *page_->hostPanel(); }
-  tb::ui::VerdictBanner& banner() { return *page_->banner(); }
+  template <class T>
+  T* find(const char* name) {
+    return tb::ui::test::child<T>(page_, name);
+  }
+  tb::ui::HostPanel& host() { return *find<tb::ui::HostPanel>("hostPanel"); }
+  tb::ui::VerdictBanner& banner() { return *find<tb::ui::VerdictBanner>("verdictBanner"); }
+  QLineEdit* driverEdit() { return find<QLineEdit>("driverEdit"); }
+  QPushButton* detectButton() { return find<QPushButton>("detectButton"); }
 
   // Clicks the table row of `tag`, as a user would.
   void clickRelease(const QString& tag) {
-    QTableView* view = page_->releaseView();
+    auto* view = find<QTableView>("releaseView");
     for (int row = 0; row < view->model()->rowCount(); ++row) {
       const QModelIndex index = view->model()->index(row, 0);
       if (index.data(tb::ui::ReleaseTableModel::TagRole).toString() == tag) {
@@ -52,8 +58,8 @@ class ImagePageTest : public QObject {
   }
 
   void typeDriver(const QString& text) {
-    host().driverEdit()->clear();
-    QTest::keyClicks(host().driverEdit(), text);
+    driverEdit()->clear();
+    QTest::keyClicks(driverEdit(), text);
   }
 
   // The verdict the core gives for what the page currently shows.
@@ -93,11 +99,12 @@ class ImagePageTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(page_));
     clickRelease(QStringLiteral("30.02"));
     QCOMPARE(session_->selectedReleaseTag(), QStringLiteral("30.02"));
+    const auto* details = find<tb::ui::ReleaseDetailsView>("releaseDetails");
     QCOMPARE(
-        page_->detailsView()->imageReference(),
+        details->imageReference(),
         QStringLiteral("registry.example.invalid/ui-test/training-nv-pytorch:30.02-serverless"));
-    QVERIFY(page_->detailsView()->componentLines().contains(QStringLiteral("vllm 0.11.0")));
-    QVERIFY(page_->detailsView()->title().contains(QStringLiteral("30.02")));
+    QVERIFY(details->componentLines().contains(QStringLiteral("vllm 0.11.0")));
+    QVERIFY(details->title().contains(QStringLiteral("30.02")));
   }
 
   void supportedDriverTurnsTheBannerGreen() {
@@ -152,25 +159,25 @@ class ImagePageTest : public QObject {
     QVERIFY2(banner().subtitleText().contains(QStringLiteral("'57x.1'")),
              qPrintable(banner().subtitleText()));
     QVERIFY(host().input().driverError.contains(QStringLiteral("57x.1")));
-    QCOMPARE(page_->findChild<QLabel*>(QStringLiteral("driverHint"))->text(),
+    QCOMPARE(find<QLabel>("driverHint")->text(),
              QStringLiteral("Not a driver version"));
   }
 
   void bannerFollowsEveryKeystroke() {
     session_->selectRelease(QStringLiteral("30.03"));
-    host().driverEdit()->clear();
-    QTest::keyClicks(host().driverEdit(), QStringLiteral("580"));
+    driverEdit()->clear();
+    QTest::keyClicks(driverEdit(), QStringLiteral("580"));
     QCOMPARE(banner().tone(), VerdictTone::Incomplete);  // one part is not a version yet
-    QTest::keyClicks(host().driverEdit(), QStringLiteral(".65"));
+    QTest::keyClicks(driverEdit(), QStringLiteral(".65"));
     QCOMPARE(banner().tone(), VerdictTone::Supported);
-    for (int i = 0; i < 6; ++i) QTest::keyClick(host().driverEdit(), Qt::Key_Backspace);
+    for (int i = 0; i < 6; ++i) QTest::keyClick(driverEdit(), Qt::Key_Backspace);
     QCOMPARE(banner().statusText(), QStringLiteral("Driver needed"));
   }
 
   void typedGpuNameReachesTheVerdict() {
     session_->selectRelease(QStringLiteral("30.01"));
     typeDriver(QStringLiteral("535.104.05"));
-    QLineEdit* gpuEdit = host().gpuCombo()->lineEdit();
+    QLineEdit* gpuEdit = find<QComboBox>("gpuCombo")->lineEdit();
     gpuEdit->clear();
     QTest::keyClicks(gpuEdit, QStringLiteral("NVIDIA A100-SXM4-80GB"));
     QCOMPARE(host().input().gpuName, QStringLiteral("NVIDIA A100-SXM4-80GB"));
@@ -182,7 +189,8 @@ class ImagePageTest : public QObject {
     session_->selectRelease(QStringLiteral("30.01"));
     host().setGpuName(QStringLiteral("NVIDIA GH200 480GB"));
     typeDriver(QStringLiteral("580.65.06"));
-    host().archCombo()->setCurrentIndex(host().archCombo()->findData(QStringLiteral("arm64")));
+    auto* arch = find<QComboBox>("archCombo");
+    arch->setCurrentIndex(arch->findData(QStringLiteral("arm64")));
     QCOMPARE(banner().tone(), VerdictTone::Unsupported);
     TB_COMPARE_ENUM(coreStatus(), tb::compat::VerdictStatus::Unsupported);
     QVERIFY2(banner().actions().join(QLatin1Char(' ')).contains(QStringLiteral("30.02")),
@@ -227,7 +235,7 @@ class ImagePageTest : public QObject {
     QSignalSpy finished(&host(), &tb::ui::HostPanel::detectionFinished);
     host().startDetection(tb::ui::DetectionFill::UnlessTyped);
     QVERIFY(finished.wait(20000));
-    QCOMPARE(host().driverEdit()->text(), QStringLiteral("550.54.15"));
+    QCOMPARE(driverEdit()->text(), QStringLiteral("550.54.15"));
   }
 
   void detectButtonFillsTheFieldsFromNvidiaSmi() {
@@ -246,15 +254,15 @@ class ImagePageTest : public QObject {
     session_->selectRelease(QStringLiteral("30.01"));
     typeDriver(QStringLiteral("450.80.02"));
     QSignalSpy finished(&host(), &tb::ui::HostPanel::detectionFinished);
-    QTest::mouseClick(host().detectButton(), Qt::LeftButton);
-    QVERIFY(!host().detectButton()->isEnabled());  // busy while the worker runs
+    QTest::mouseClick(detectButton(), Qt::LeftButton);
+    QVERIFY(!detectButton()->isEnabled());  // busy while the worker runs
     QVERIFY(finished.wait(20000));
     qputenv("TRAINBENCH_NVIDIA_SMI", previous);
 
-    QVERIFY(host().detectButton()->isEnabled());
-    QCOMPARE(host().driverEdit()->text(), QStringLiteral("570.124.06"));
+    QVERIFY(detectButton()->isEnabled());
+    QCOMPARE(driverEdit()->text(), QStringLiteral("570.124.06"));
     QCOMPARE(host().input().gpuName, QStringLiteral("NVIDIA H100 80GB HBM3"));
-    QCOMPARE(host().gpuCountSpin()->value(), 2);
+    QCOMPARE(find<QSpinBox>("gpuCountSpin")->value(), 2);
     QVERIFY(host().hostFromDetection());
     QVERIFY2(host().detectionSummary().contains(QStringLiteral("nvidia-smi")),
              qPrintable(host().detectionSummary()));

@@ -32,6 +32,7 @@
 #include "ui_test_support.h"
 
 using tb::ui::MainWindow;
+using tb::ui::test::child;
 
 class MainWindowTest : public QObject {
   Q_OBJECT
@@ -64,7 +65,7 @@ class MainWindowTest : public QObject {
 
   void sidebarListsEveryPageInWorkflowOrder() {
     auto window = makeWindow();
-    QCOMPARE(window->sidebarPageIds(), tb::ui::availablePageIds());
+    QCOMPARE(window->sidebarPageIds(), tb::ui::studioPageIds());
     const QStringList built = {QStringLiteral("image"),  QStringLiteral("optimizations"),
                                QStringLiteral("memory"), QStringLiteral("runs"),
                                QStringLiteral("ablation"), QStringLiteral("reports")};
@@ -79,20 +80,22 @@ class MainWindowTest : public QObject {
   void memoryRecommendationReachesRunsAndOptimizations() {
     auto window = makeWindow();
     QTRY_VERIFY(!window->isBusy());
-    QCOMPARE(window->runsPage()->form()->runtime(), QStringLiteral("tuned"));
-    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("layers:5"),
-                                                      QStringLiteral("stock"));
-    QCOMPARE(window->runsPage()->form()->recomputePolicy(), QStringLiteral("layers:5"));
+    auto* memory = child<tb::ui::MemoryPage>(window.get(), "memoryPage");
+    auto* runForm = child<tb::ui::RunForm>(window.get(), "runForm");
+    auto* optimizations = child<tb::ui::OptimizationsPage>(window.get(), "optimizationsPage");
+    QCOMPARE(runForm->runtime(), QStringLiteral("tuned"));
+    Q_EMIT memory->recomputeRecommended(QStringLiteral("layers:5"), QStringLiteral("stock"));
+    QCOMPARE(runForm->recomputePolicy(), QStringLiteral("layers:5"));
     // The plan was made for the stock runtime, so the run form takes it too.
-    QCOMPARE(window->runsPage()->form()->runtime(), QStringLiteral("stock"));
-    QVERIFY(window->optimizationsPage()->currentConfig().checkpointOptimization);
+    QCOMPARE(runForm->runtime(), QStringLiteral("stock"));
+    QVERIFY(optimizations->currentConfig().checkpointOptimization);
     QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("layers:5")));
 
     // A cluster profile's plan names no engine runtime and leaves it alone.
-    Q_EMIT window->memoryPage()->recomputeRecommended(QStringLiteral("none"), QString());
-    QCOMPARE(window->runsPage()->form()->recomputePolicy(), QStringLiteral("none"));
-    QCOMPARE(window->runsPage()->form()->runtime(), QStringLiteral("stock"));
-    QVERIFY(!window->optimizationsPage()->currentConfig().checkpointOptimization);
+    Q_EMIT memory->recomputeRecommended(QStringLiteral("none"), QString());
+    QCOMPARE(runForm->recomputePolicy(), QStringLiteral("none"));
+    QCOMPARE(runForm->runtime(), QStringLiteral("stock"));
+    QVERIFY(!optimizations->currentConfig().checkpointOptimization);
   }
 
   void defaultSizeIsUsedWhenNothingIsSaved() {
@@ -150,9 +153,10 @@ class MainWindowTest : public QObject {
     window->show();
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     QVERIFY(window->showPage(QStringLiteral("memory")));
-    tb::ui::MemoryPage* page = window->memoryPage();
+    auto* page = child<tb::ui::MemoryPage>(window.get(), "memoryPage");
     QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy(), 20000);
-    QCOMPARE(page->form()->inputs().preset, QStringLiteral("small"));
+    QCOMPARE(child<tb::ui::MemoryInputsForm>(page, "memoryInputsForm")->inputs().preset,
+             QStringLiteral("small"));
     auto* scroll = window->findChild<QScrollArea*>(QStringLiteral("memoryPageScroll"));
     QVERIFY(scroll != nullptr);
     QTest::qWait(100);  // the rebuilt charts' layout settles
@@ -167,14 +171,15 @@ class MainWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     const QStringList before = tags(window->session().catalog());
     const std::string versionBefore = window->session().catalog().catalogVersion;
-    const int rowsBefore = window->imagePage()->releaseView()->model()->rowCount();
+    QAbstractItemModel* releases = child<QTableView>(window.get(), "releaseView")->model();
+    const int rowsBefore = releases->rowCount();
     const QString file = tb::ui::test::testDataFile(QStringLiteral("malformed-release.json"));
 
     const tb::Status status = window->loadCatalogInteractively(file);
     QVERIFY(!status.ok());
     QCOMPARE(tags(window->session().catalog()), before);
     QCOMPARE(window->session().catalog().catalogVersion, versionBefore);
-    QCOMPARE(window->imagePage()->releaseView()->model()->rowCount(), rowsBefore);
+    QCOMPARE(releases->rowCount(), rowsBefore);
     QVERIFY(!before.contains(QStringLiteral("26.02")));  // the valid half is not kept either
 
     auto* box = window->findChild<QMessageBox*>(QStringLiteral("catalogErrorBox"));
@@ -200,7 +205,7 @@ class MainWindowTest : public QObject {
 
   void extraCatalogAddsAReleaseRow() {
     auto window = makeWindow();
-    QAbstractItemModel* rows = window->imagePage()->releaseView()->model();
+    QAbstractItemModel* rows = child<QTableView>(window.get(), "releaseView")->model();
     const int before = rows->rowCount();
     const QString file = tb::ui::test::testDataFile(QStringLiteral("extra-release.json"));
     QVERIFY(window->loadCatalogInteractively(file).ok());
@@ -215,14 +220,16 @@ class MainWindowTest : public QObject {
       auto window = makeWindow();
       window->show();
       QVERIFY(QTest::qWaitForWindowExposed(window.get()));
-      tb::ui::HostPanel* host = window->imagePage()->hostPanel();
+      auto* host = child<tb::ui::HostPanel>(window.get(), "hostPanel");
       QTRY_VERIFY(!window->isBusy());
       window->session().selectRelease(QStringLiteral("25.08"));
-      host->driverEdit()->clear();
-      QTest::keyClicks(host->driverEdit(), QStringLiteral("535.104.05"));
+      auto* driver = child<QLineEdit>(host, "driverEdit");
+      driver->clear();
+      QTest::keyClicks(driver, QStringLiteral("535.104.05"));
       host->setGpuName(QStringLiteral("NVIDIA H200"));
-      host->gpuCountSpin()->setValue(8);
-      host->archCombo()->setCurrentIndex(host->archCombo()->findData(QStringLiteral("arm64")));
+      child<QSpinBox>(host, "gpuCountSpin")->setValue(8);
+      auto* arch = child<QComboBox>(host, "archCombo");
+      arch->setCurrentIndex(arch->findData(QStringLiteral("arm64")));
       window->resize(1500, 820);
       window->close();
     }
@@ -230,11 +237,11 @@ class MainWindowTest : public QObject {
     window->show();
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     QTRY_VERIFY(!window->isBusy());  // detection must not overwrite typed values
-    tb::ui::HostPanel* host = window->imagePage()->hostPanel();
+    auto* host = child<tb::ui::HostPanel>(window.get(), "hostPanel");
     QCOMPARE(window->session().selectedReleaseTag(), QStringLiteral("25.08"));
-    QCOMPARE(host->driverEdit()->text(), QStringLiteral("535.104.05"));
+    QCOMPARE(child<QLineEdit>(host, "driverEdit")->text(), QStringLiteral("535.104.05"));
     QCOMPARE(host->input().gpuName, QStringLiteral("NVIDIA H200"));
-    QCOMPARE(host->gpuCountSpin()->value(), 8);
+    QCOMPARE(child<QSpinBox>(host, "gpuCountSpin")->value(), 8);
     TB_COMPARE_ENUM(host->input().arch, tb::catalog::CpuArch::Arm64);
     QCOMPARE(window->size(), QSize(1500, 820));
     QCOMPARE(window->currentPageId(), QStringLiteral("image"));
@@ -244,7 +251,7 @@ class MainWindowTest : public QObject {
     {
       auto window = makeWindow(tb::ui::SettingsAccess::ReadOnly);
       window->session().selectRelease(QStringLiteral("25.06"));
-      window->imagePage()->hostPanel()->driverEdit()->setText(QStringLiteral("580.65.06"));
+      child<QLineEdit>(window.get(), "driverEdit")->setText(QStringLiteral("580.65.06"));
       window->close();
     }
     const tb::ui::ImagePageChoices choices = tb::ui::StudioSettings().imagePageChoices();

@@ -14,7 +14,9 @@
 #include "plotting/breakdown_bar_chart.h"
 #include "plotting/chart_export.h"
 #include "plotting/tradeoff_chart.h"
+#include "tb/common/units.hpp"
 #include "tb/memory/planner.hpp"
+#include "ui/data_size.h"
 #include "ui/memory/breakdown_table_model.h"
 #include "ui/memory/curve_table_model.h"
 #include "ui/memory/memory_inputs_form.h"
@@ -25,9 +27,9 @@
 
 namespace {
 
-constexpr std::uint64_t kMiB = 1024 * 1024;
-constexpr std::uint64_t kH100Bytes = 81559 * kMiB;  // nvidia-smi's total for an H100 80GB
-constexpr std::uint64_t kRtx4090Bytes = 24564 * kMiB;
+// nvidia-smi's totals for an H100 80GB and an RTX 4090.
+constexpr auto kH100Bytes = static_cast<std::uint64_t>(81559 * tb::kMiB);
+constexpr auto kRtx4090Bytes = static_cast<std::uint64_t>(24564 * tb::kMiB);
 
 // llama3-8b, 8k tokens, one sequence, 8-way DP with ZeRO-1, bf16 on Megatron.
 tb::ui::MemoryPageInputs llamaOnH100() {
@@ -72,8 +74,24 @@ class MemoryPageTest : public QObject {
   std::unique_ptr<tb::ui::StudioSettings> settings_;
   std::unique_ptr<tb::ui::MemoryPage> page_;
 
+  template <class T>
+  T* find(const char* name) {
+    return tb::ui::test::child<T>(page_.get(), name);
+  }
+  tb::ui::MemoryInputsForm* form() { return find<tb::ui::MemoryInputsForm>("memoryInputsForm"); }
+  tb::ui::MemorySummaryBanner* summary() {
+    return find<tb::ui::MemorySummaryBanner>("memorySummary");
+  }
+  tb::plotting::BreakdownBarChart* breakdownChart() {
+    return find<tb::plotting::BreakdownBarChart>("breakdownBarChart");
+  }
+  tb::plotting::TradeoffChart* tradeoffChart() {
+    return find<tb::plotting::TradeoffChart>("tradeoffChart");
+  }
+  QPushButton* useRecommendationButton() { return find<QPushButton>("useRecommendationButton"); }
+
   void show(const tb::ui::MemoryPageInputs& inputs) {
-    page_->form()->setInputs(inputs);
+    form()->setInputs(inputs);
     QVERIFY(page_->isBusy());
     QTRY_VERIFY_WITH_TIMEOUT(!page_->isBusy(), 20000);
   }
@@ -98,18 +116,18 @@ class MemoryPageTest : public QObject {
     const auto expected = static_cast<double>(prediction->totalBytes);
     QCOMPARE(page_->view().prediction.totalBytes, prediction->totalBytes);
     QCOMPARE(page_->breakdownModel()->totalBytes(), expected);
-    QCOMPARE(page_->breakdownChart()->totalBytes(), expected);
-    QCOMPARE(page_->breakdownChart()->capacityBytes(), static_cast<double>(kH100Bytes));
+    QCOMPARE(breakdownChart()->totalBytes(), expected);
+    QCOMPARE(breakdownChart()->capacityBytes(), static_cast<double>(kH100Bytes));
     // Every non-zero term of the predictor is a segment of the bar.
-    QVERIFY(page_->breakdownChart()->segmentNames().contains(QStringLiteral("Activations")));
-    QVERIFY(page_->breakdownChart()->segmentNames().contains(QStringLiteral("Optimizer state")));
+    QVERIFY(breakdownChart()->segmentNames().contains(QStringLiteral("Activations")));
+    QVERIFY(breakdownChart()->segmentNames().contains(QStringLiteral("Optimizer state")));
     // The last row is the total, and the hover text of the first segment names it.
     const auto* model = page_->breakdownModel();
     QCOMPARE(model->data(model->index(model->rowCount() - 1, tb::ui::BreakdownTableModel::Size),
                          tb::ui::BreakdownTableModel::ValueRole)
                  .toDouble(),
              expected);
-    const auto* chart = page_->breakdownChart();
+    const auto* chart = breakdownChart();
     const QPointF firstSegment(chart->xAxis->coordToPixel(1.0), chart->yAxis->coordToPixel(1.0));
     QVERIFY2(chart->toolTipAt(firstSegment).startsWith(QStringLiteral("Weights")),
              qPrintable(chart->toolTipAt(firstSegment)));
@@ -120,7 +138,7 @@ class MemoryPageTest : public QObject {
     const auto plan = tb::memory::planRecompute(coreInput(), kH100Bytes);
     QVERIFY(plan.ok());
     QVERIFY(plan->fits);
-    const auto* chart = page_->tradeoffChart();
+    const auto* chart = tradeoffChart();
     QCOMPARE(chart->pointCount(), static_cast<int>(plan->curve.size()));
     QCOMPARE(chart->pointCount(), 33);  // K = 0..32
     QCOMPARE(page_->curveModel()->rowCount(), 34);  // and selective or the off-curve choice
@@ -148,7 +166,7 @@ class MemoryPageTest : public QObject {
       QCOMPARE(page_->curveModel()->recommendedRow(), 33);
       QCOMPARE(page_->curveModel()->policyAt(33), policy);
     }
-    QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::ForwardCompatible);
+    QCOMPARE(summary()->tone(), tb::ui::VerdictTone::ForwardCompatible);
   }
 
   void smallCardShowsNothingFitsWithTheSmallestBudget() {
@@ -158,20 +176,20 @@ class MemoryPageTest : public QObject {
     const auto plan = tb::memory::planRecompute(coreInput(), kRtx4090Bytes);
     QVERIFY(plan.ok());
     QVERIFY(!plan->fits);
-    QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::Unsupported);
-    QVERIFY(page_->summary()->title().startsWith(QStringLiteral("Nothing fits")));
-    const QString smallest = tb::ui::formatGiB(static_cast<double>(plan->smallestBudgetBytes));
-    QVERIFY2(page_->summary()->detail().contains(smallest), qPrintable(smallest));
-    QVERIFY(!page_->useRecommendationButton()->isEnabled());
+    QCOMPARE(summary()->tone(), tb::ui::VerdictTone::Unsupported);
+    QVERIFY(summary()->title().startsWith(QStringLiteral("Nothing fits")));
+    const QString smallest = tb::ui::formatDataSize(static_cast<double>(plan->smallestBudgetBytes));
+    QVERIFY2(summary()->detail().contains(smallest), qPrintable(smallest));
+    QVERIFY(!useRecommendationButton()->isEnabled());
     QCOMPARE(page_->curveModel()->recommendedRow(), -1);
-    QVERIFY(!page_->tradeoffChart()->markedK().has_value());
+    QVERIFY(!tradeoffChart()->markedK().has_value());
   }
 
   void marginLabelMovesBelowItsLineWhenTheLevelsCrowd() {
     // The budget's label sits above its line; so does the margin's, unless
     // the two lines are too close for two labels (0.5 GiB against a curve
     // reaching 14 GiB), where it goes below its own line instead.
-    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    using tb::kGiB;
     tb::plotting::TradeoffChart chart;
     const auto marginLabelAlignment = [&chart](double budget, double usable) {
       tb::plotting::TradeoffData data;
@@ -202,7 +220,7 @@ class MemoryPageTest : public QObject {
     QCOMPARE(QString::fromStdString(page_->view().input.model.name),
              QStringLiteral("llama3-8b+custom"));
     QCOMPARE(page_->view().prediction.totalBytes, prediction->totalBytes);
-    QCOMPARE(page_->tradeoffChart()->pointCount(), 17);
+    QCOMPARE(tradeoffChart()->pointCount(), 17);
   }
 
   void badShapeIsNamedNotPredicted() {
@@ -210,10 +228,10 @@ class MemoryPageTest : public QObject {
     in.heads = 7;  // 4096 is not a multiple of 7
     show(in);
     QVERIFY(!page_->view().ok());
-    QCOMPARE(page_->summary()->tone(), tb::ui::VerdictTone::Incomplete);
-    QVERIFY2(page_->summary()->detail().contains(QStringLiteral("7")),
-             qPrintable(page_->summary()->detail()));
-    QVERIFY(!page_->useRecommendationButton()->isEnabled());
+    QCOMPARE(summary()->tone(), tb::ui::VerdictTone::Incomplete);
+    QVERIFY2(summary()->detail().contains(QStringLiteral("7")),
+             qPrintable(summary()->detail()));
+    QVERIFY(!useRecommendationButton()->isEnabled());
   }
 
   void recommendationSignalCarriesThePlannersPolicy() {
@@ -221,8 +239,8 @@ class MemoryPageTest : public QObject {
     const auto plan = tb::memory::planRecompute(coreInput(), kH100Bytes);
     QVERIFY(plan.ok());
     QSignalSpy spy(page_.get(), &tb::ui::MemoryPage::recomputeRecommended);
-    QVERIFY(page_->useRecommendationButton()->isEnabled());
-    QTest::mouseClick(page_->useRecommendationButton(), Qt::LeftButton);
+    QVERIFY(useRecommendationButton()->isEnabled());
+    QTest::mouseClick(useRecommendationButton(), Qt::LeftButton);
     QCOMPARE(spy.count(), 1);
     QCOMPARE(spy.at(0).at(0).toString(),
              QString::fromStdString(tb::memory::toString(plan->policy)));
@@ -235,7 +253,7 @@ class MemoryPageTest : public QObject {
     tb::ui::MemoryPageInputs in = llamaOnH100();
     for (int seq : {1024, 2048, 4096}) {
       in.seq = seq;
-      page_->form()->setInputs(in);
+      form()->setInputs(in);
     }
     QTRY_VERIFY_WITH_TIMEOUT(!page_->isBusy(), 20000);
     QCOMPARE(page_->view().input.model.seq, std::int64_t{4096});
@@ -259,8 +277,7 @@ class MemoryPageTest : public QObject {
       input.flatGradients = input.gqaInPlace = tuned;
       return tb::memory::predictMemory(input)->totalBytes;
     };
-    auto* runtime = page_->form()->findChild<QComboBox*>(QStringLiteral("runtimeBox"));
-    QVERIFY(runtime != nullptr);
+    auto* runtime = find<QComboBox>("runtimeBox");
     QCOMPARE(in.runtime, QStringLiteral("tuned"));
     show(in);
     QVERIFY(runtime->isEnabled());
@@ -271,7 +288,7 @@ class MemoryPageTest : public QObject {
     QVERIFY(predicted(false) < predicted(true));
     // The recommendation names the runtime it was planned for.
     QSignalSpy spy(page_.get(), &tb::ui::MemoryPage::recomputeRecommended);
-    QTest::mouseClick(page_->useRecommendationButton(), Qt::LeftButton);
+    QTest::mouseClick(useRecommendationButton(), Qt::LeftButton);
     QCOMPARE(spy.count(), 1);
     QCOMPARE(spy.at(0).at(1).toString(), QStringLiteral("stock"));
     in.profile = QStringLiteral("megatron");
@@ -296,19 +313,19 @@ class MemoryPageTest : public QObject {
     in.card = tb::ui::customCardName();
     in.customGiB = 62.5;
     show(in);
-    const tb::ui::MemoryPageInputs shown = page_->form()->inputs();
+    const tb::ui::MemoryPageInputs shown = form()->inputs();
     QCOMPARE(shown.recompute, QStringLiteral("layers:5"));
     page_.reset();
     page_ = std::make_unique<tb::ui::MemoryPage>(*settings_);
-    QVERIFY(page_->form()->inputs() == shown);
-    QCOMPARE(page_->view().budgetBytes, static_cast<std::uint64_t>(62.5 * 1024 * kMiB));
+    QVERIFY(form()->inputs() == shown);
+    QCOMPARE(page_->view().budgetBytes, static_cast<std::uint64_t>(62.5 * tb::kGiB));
 
     // A read-only page (screenshots) shows what is stored but writes nothing back.
     const tb::ui::StudioSettings readOnly(tb::ui::SettingsAccess::ReadOnly);
     page_ = std::make_unique<tb::ui::MemoryPage>(readOnly);
     show(llamaOnH100());
     page_ = std::make_unique<tb::ui::MemoryPage>(*settings_);
-    QVERIFY(page_->form()->inputs() == shown);
+    QVERIFY(form()->inputs() == shown);
   }
 
   void chartsFollowThePalette() {
@@ -316,23 +333,23 @@ class MemoryPageTest : public QObject {
     QPalette dark;
     dark.setColor(QPalette::Base, QColor(24, 24, 28));
     dark.setColor(QPalette::Text, QColor(235, 235, 235));
-    for (QCustomPlot* chart : {static_cast<QCustomPlot*>(page_->breakdownChart()),
-                               static_cast<QCustomPlot*>(page_->tradeoffChart())}) {
+    for (QCustomPlot* chart : {static_cast<QCustomPlot*>(breakdownChart()),
+                               static_cast<QCustomPlot*>(tradeoffChart())}) {
       QVERIFY(chart->xAxis->basePen().color() != dark.color(QPalette::Text));
       chart->setPalette(dark);
       QCOMPARE(chart->xAxis->basePen().color(), dark.color(QPalette::Text));
     }
     // The data survives the re-theme.
-    QCOMPARE(page_->tradeoffChart()->pointCount(), 33);
-    QVERIFY(page_->breakdownChart()->totalBytes() > 0.0);
+    QCOMPARE(tradeoffChart()->pointCount(), 33);
+    QVERIFY(breakdownChart()->totalBytes() > 0.0);
   }
 
   void chartsExportToPng() {
     show(llamaOnH100());
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    for (QCustomPlot* chart : {static_cast<QCustomPlot*>(page_->breakdownChart()),
-                               static_cast<QCustomPlot*>(page_->tradeoffChart())}) {
+    for (QCustomPlot* chart : {static_cast<QCustomPlot*>(breakdownChart()),
+                               static_cast<QCustomPlot*>(tradeoffChart())}) {
       const QString path = dir.filePath(chart->objectName() + QStringLiteral(".png"));
       const tb::Status status = tb::plotting::exportChart(*chart, path, QSize(800, 400));
       QVERIFY2(status.ok(), status.ok() ? "" : status.error().message.c_str());

@@ -45,6 +45,13 @@ class OptimizationsFileViewerTest : public QObject {
     return count;
   }
 
+  static LineNumberedView* editorOf(const FileViewerDialog& viewer) {
+    return tb::ui::test::child<LineNumberedView>(&viewer, "fileViewerText");
+  }
+  static QWidget* gutterOf(const LineNumberedView* view) {
+    return tb::ui::test::child<QWidget>(view, "lineNumberGutter");
+  }
+
   // The lines (1-based) the view's extra selections paint, in order.
   static QList<int> bandLines(const LineNumberedView& view) {
     QList<int> lines;
@@ -60,21 +67,21 @@ class OptimizationsFileViewerTest : public QObject {
     viewer.show();
     viewer.showFile(writeLines(QStringLiteral("short.env"), 5), 3,
                     tb::config::FileKind::EnvFile);
-    LineNumberedView* view = viewer.editor();
+    LineNumberedView* view = editorOf(viewer);
     const int digit = view->fontMetrics().horizontalAdvance(QLatin1Char('9'));
     const int shortWidth = view->gutterWidth();
     QVERIFY(shortWidth >= 2 * digit);
-    QVERIFY(view->gutter()->isVisible());
-    QCOMPARE(view->gutter()->width(), shortWidth);
+    QVERIFY(gutterOf(view)->isVisible());
+    QCOMPARE(gutterOf(view)->width(), shortWidth);
     // The text starts right of the gutter, so no number covers a character.
-    QVERIFY(view->viewport()->geometry().left() >= view->gutter()->geometry().right());
+    QVERIFY(view->viewport()->geometry().left() >= gutterOf(view)->geometry().right());
 
     viewer.showFile(writeLines(QStringLiteral("long.env"), 12345), 12000,
                     tb::config::FileKind::EnvFile);
     QCOMPARE(view->blockCount(), 12346);  // the last newline opens an empty line
     QVERIFY(view->gutterWidth() >= 5 * digit);
     QVERIFY(view->gutterWidth() > shortWidth);
-    QCOMPARE(view->gutter()->width(), view->gutterWidth());
+    QCOMPARE(gutterOf(view)->width(), view->gutterWidth());
   }
 
   void gutterDrawsTheNumbersOfTheVisibleLines() {
@@ -84,8 +91,8 @@ class OptimizationsFileViewerTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&viewer));
     viewer.showFile(writeLines(QStringLiteral("drawn.env"), 400), 300,
                     tb::config::FileKind::EnvFile);
-    LineNumberedView* view = viewer.editor();
-    const QImage gutter = view->gutter()->grab().toImage();
+    LineNumberedView* view = editorOf(viewer);
+    const QImage gutter = gutterOf(view)->grab().toImage();
     const QRgb background = view->palette().color(QPalette::AlternateBase).rgb();
     QVERIFY2(nonBackgroundPixels(gutter, background) > 50,
              "the gutter holds no drawn digits");
@@ -101,7 +108,7 @@ class OptimizationsFileViewerTest : public QObject {
     viewer.show();
     viewer.showFile(writeLines(QStringLiteral("bands.env"), 20), 6,
                     tb::config::FileKind::EnvFile);
-    LineNumberedView* view = viewer.editor();
+    LineNumberedView* view = editorOf(viewer);
     QCOMPARE(view->markedLine(), 6);
     QCOMPARE(view->currentLine(), 6);
     QCOMPARE(bandLines(*view), QList<int>{6});  // one band when both are the same line
@@ -121,8 +128,8 @@ class OptimizationsFileViewerTest : public QObject {
     viewer.showFile(writeLines(QStringLiteral("past.env"), 4), 40,
                     tb::config::FileKind::EnvFile);
     QCOMPARE(viewer.highlightedLine(), 0);
-    QCOMPARE(viewer.editor()->markedLine(), 0);
-    QCOMPARE(bandLines(*viewer.editor()), QList<int>{1});  // only the cursor's line
+    QCOMPARE(editorOf(viewer)->markedLine(), 0);
+    QCOMPARE(bandLines(*editorOf(viewer)), QList<int>{1});  // only the cursor's line
   }
 
   void anUnreadableFileKeepsTheGutterAndSaysWhy() {
@@ -130,9 +137,9 @@ class OptimizationsFileViewerTest : public QObject {
     viewer.show();
     viewer.showFile(dir_.filePath(QStringLiteral("missing/ds.json")), 3,
                     tb::config::FileKind::DeepSpeedJson);
-    QCOMPARE(viewer.editor()->toPlainText(), QString());
-    QCOMPARE(viewer.editor()->markedLine(), 0);
-    QVERIFY(viewer.editor()->gutter()->isVisible());
+    QCOMPARE(editorOf(viewer)->toPlainText(), QString());
+    QCOMPARE(editorOf(viewer)->markedLine(), 0);
+    QVERIFY(gutterOf(editorOf(viewer))->isVisible());
     QVERIFY(viewer.windowTitle().contains(QStringLiteral("ds.json")));
   }
 };

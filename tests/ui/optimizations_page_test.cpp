@@ -35,7 +35,6 @@
 #include "ui/optimizations/finding_filter_proxy.h"
 #include "ui/optimizations/finding_table_model.h"
 #include "ui/optimizations/line_numbered_view.h"
-#include "ui/optimizations/optimization_form.h"
 #include "ui/optimizations/optimizations_page.h"
 #include "ui/optimizations/validation_panel.h"
 #include "ui/studio_settings.h"
@@ -69,8 +68,19 @@ class OptimizationsPageTest : public QObject {
     page_->resize(1300, 860);
   }
 
-  tb::ui::OptimizationForm& form() { return *page_->form(); }
-  QString preview(ArtifactKind kind) { return page_->preview()->text(kind); }
+  template <class T>
+  T* find(const char* name) {
+    return tb::ui::test::child<T>(page_.get(), name);
+  }
+  QCheckBox* toggle(const char* name) { return find<QCheckBox>(name); }
+  QSpinBox* nodesSpin() { return find<QSpinBox>("nodesSpin"); }
+  tb::ui::ArtifactPreview& artifactPreview() {
+    return *find<tb::ui::ArtifactPreview>("artifactPreview");
+  }
+  tb::ui::ValidationPanel& validationPanel() {
+    return *find<tb::ui::ValidationPanel>("validationPanel");
+  }
+  QString preview(ArtifactKind kind) { return artifactPreview().text(kind); }
 
   QJsonObject deepSpeed() {
     QJsonParseError error{};
@@ -107,7 +117,7 @@ class OptimizationsPageTest : public QObject {
   }
 
   void validateAndWait(const QStringList& files) {
-    tb::ui::ValidationPanel& panel = *page_->validationPanel();
+    tb::ui::ValidationPanel& panel = validationPanel();
     QSignalSpy finished(&panel, &tb::ui::ValidationPanel::validationFinished);
     panel.addFiles(files);
     // Delivered through the event loop: the call above returned before the
@@ -119,7 +129,7 @@ class OptimizationsPageTest : public QObject {
 
   // The model row of the first finding with `rule` in `file`, or -1.
   int findingRow(const QString& file, const char* rule) {
-    const auto& rows = page_->validationPanel()->model()->rows();
+    const auto& rows = validationPanel().model()->rows();
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (QFileInfo(rows[i].filePath).fileName() == file && rows[i].finding.rule == rule) {
         return static_cast<int>(i);
@@ -144,46 +154,47 @@ class OptimizationsPageTest : public QObject {
 
   void usesTheNewestReleaseWhenNoneIsChosen() {
     QCOMPARE(page_->releaseTag(), QStringLiteral("30.03"));
-    QVERIFY(page_->releaseLabel()->text().contains(QStringLiteral("newest")));
+    QVERIFY(find<QLabel>("releaseLabel")->text().contains(QStringLiteral("newest")));
     QVERIFY(preview(ArtifactKind::Docker).contains(QStringLiteral("training-nv-pytorch:30.03")));
   }
 
   void releaseChosenOnTheImagePageFlowsIn() {
     session_->selectRelease(QStringLiteral("30.01"));
     QCOMPARE(page_->releaseTag(), QStringLiteral("30.01"));
-    QVERIFY(page_->releaseLabel()->text().contains(QStringLiteral("chosen on the Image page")));
+    QVERIFY(
+        find<QLabel>("releaseLabel")->text().contains(QStringLiteral("chosen on the Image page")));
     const QString manifest = preview(ArtifactKind::Kubernetes);
     QVERIFY(manifest.contains(QStringLiteral("training-nv-pytorch:30.01-serverless")));
     QVERIFY(!manifest.contains(QStringLiteral("30.03")));
     QVERIFY(noProblems(checkManifest()));
-    QVERIFY(page_->checksLabel()->text().contains(QStringLiteral("30.01")));
+    QVERIFY(find<QLabel>("generatedChecks")->text().contains(QStringLiteral("30.01")));
   }
 
   void togglingTheCompilerOptimizationChangesThePreviews() {
     const QString before = preview(ArtifactKind::TrainingArgs);
     QVERIFY(!before.contains(QStringLiteral("torch_compile=True")));
-    QVERIFY(form().bf16Box()->isEnabled());
-    form().bf16Box()->click();  // off: compile must turn it back on
-    QVERIFY(!form().bf16Box()->isChecked());
+    QVERIFY(toggle("bf16Box")->isEnabled());
+    toggle("bf16Box")->click();  // off: compile must turn it back on
+    QVERIFY(!toggle("bf16Box")->isChecked());
 
-    form().compileBox()->click();
+    toggle("compileBox")->click();
     const QString after = preview(ArtifactKind::TrainingArgs);
     QVERIFY2(after.contains(QStringLiteral("torch_compile=True")), qPrintable(after));
-    QVERIFY(form().bf16Box()->isChecked());
-    QVERIFY(!form().bf16Box()->isEnabled());
-    QVERIFY(form().gradientCheckpointingBox()->isChecked());
-    QVERIFY(!form().gradientCheckpointingBox()->isEnabled());
+    QVERIFY(toggle("bf16Box")->isChecked());
+    QVERIFY(!toggle("bf16Box")->isEnabled());
+    QVERIFY(toggle("gradientCheckpointingBox")->isChecked());
+    QVERIFY(!toggle("gradientCheckpointingBox")->isEnabled());
     QVERIFY(deepSpeed().value(QStringLiteral("bf16")).toObject().value(
         QStringLiteral("enabled")).toBool());
 
-    form().compileBox()->click();
+    toggle("compileBox")->click();
     QVERIFY(!preview(ArtifactKind::TrainingArgs).contains(QStringLiteral("torch_compile=True")));
-    QVERIFY(form().bf16Box()->isEnabled());
+    QVERIFY(toggle("bf16Box")->isEnabled());
   }
 
   void checkpointOptimizationReachesEveryEnvironment() {
     QVERIFY(envValue(QStringLiteral("CHECKPOINT_OPTIMIZATION")) != QStringLiteral("true"));
-    form().checkpointOptimizationBox()->click();
+    toggle("checkpointOptimizationBox")->click();
     QCOMPARE(envValue(QStringLiteral("CHECKPOINT_OPTIMIZATION")), QStringLiteral("true"));
     QVERIFY(preview(ArtifactKind::Docker).contains(QStringLiteral("CHECKPOINT_OPTIMIZATION=true")));
     QVERIFY(preview(ArtifactKind::Kubernetes).contains(QStringLiteral("CHECKPOINT_OPTIMIZATION")));
@@ -194,19 +205,20 @@ class OptimizationsPageTest : public QObject {
     QCOMPARE(deepSpeed()[QStringLiteral("zero_optimization")].toObject()[QStringLiteral("stage")]
                  .toInt(),
              3);
-    QComboBox* stage = form().zeroStageCombo();
+    auto* stage = find<QComboBox>("zeroStageCombo");
     stage->setCurrentIndex(stage->findData(1));
     const QJsonObject zero = deepSpeed()[QStringLiteral("zero_optimization")].toObject();
     QCOMPARE(zero[QStringLiteral("stage")].toInt(), 1);
     QVERIFY(!zero.contains(QStringLiteral("stage3_prefetch_bucket_size")));
-    QVERIFY(!page_->findChild<QCheckBox*>(QStringLiteral("offloadParametersBox"))->isEnabled());
+    QVERIFY(!toggle("offloadParametersBox")->isEnabled());
   }
 
   void gpusAndNodesShapeTheManifest() {
     QVERIFY(preview(ArtifactKind::Env).contains(QStringLiteral("NCCL_SOCKET_IFNAME=eth0")));
     QVERIFY(preview(ArtifactKind::Kubernetes).contains(QStringLiteral("kind: Pod")));
-    form().gpusCombo()->setCurrentIndex(form().gpusCombo()->findData(16));
-    form().nodesSpin()->setValue(2);
+    auto* gpus = find<QComboBox>("gpusCombo");
+    gpus->setCurrentIndex(gpus->findData(16));
+    nodesSpin()->setValue(2);
     QVERIFY(preview(ArtifactKind::Env).contains(QStringLiteral("NCCL_SOCKET_IFNAME=hpn0")));
     const QString manifest = preview(ArtifactKind::Kubernetes);
     QVERIFY(manifest.contains(QStringLiteral("kind: Job")));
@@ -217,27 +229,27 @@ class OptimizationsPageTest : public QObject {
 
   void anInvalidConfigurationKeepsTheLastFilesAndRefusesToSave() {
     const QString before = preview(ArtifactKind::Kubernetes);
-    auto* jobName = page_->findChild<QLineEdit*>(QStringLiteral("jobNameEdit"));
+    auto* jobName = find<QLineEdit>("jobNameEdit");
     jobName->selectAll();
     QTest::keyClick(jobName, Qt::Key_Delete);
-    QVERIFY(page_->preview()->hasProblem());
-    QVERIFY(page_->findChild<QLabel*>(QStringLiteral("previewProblem"))->text().contains(
+    QVERIFY(artifactPreview().hasProblem());
+    QVERIFY(find<QLabel>("previewProblem")->text().contains(
         QStringLiteral("job-name")));
     QCOMPARE(preview(ArtifactKind::Kubernetes), before);
     QTemporaryDir dir;
-    QVERIFY(!page_->preview()->saveAllTo(dir.path()));
+    QVERIFY(!artifactPreview().saveAllTo(dir.path()));
     QVERIFY(QDir(dir.path()).isEmpty());
     QTest::keyClicks(jobName, QStringLiteral("pretrain"));
-    QVERIFY(!page_->preview()->hasProblem());
+    QVERIFY(!artifactPreview().hasProblem());
     QVERIFY(preview(ArtifactKind::Kubernetes).contains(QStringLiteral("pretrain-30-03")));
   }
 
   void saveAllWritesEveryFile() {
-    form().compileBox()->click();
+    toggle("compileBox")->click();
     QTemporaryDir dir;
     const QString folder = dir.filePath(QStringLiteral("new/folder"));
-    QVERIFY(page_->preview()->saveAllTo(folder));
-    const auto& artifacts = page_->preview()->artifacts();
+    QVERIFY(artifactPreview().saveAllTo(folder));
+    const auto& artifacts = artifactPreview().artifacts();
     QCOMPARE(artifacts.size(), tb::config::allArtifactKinds().size());
     for (const tb::config::Artifact& artifact : artifacts) {
       QFile file(QDir(folder).filePath(tb::ui::toQString(artifact.fileName)));
@@ -253,7 +265,7 @@ class OptimizationsPageTest : public QObject {
     QFile file(blocker);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.close();
-    const tb::Status status = page_->preview()->saveAllTo(blocker);
+    const tb::Status status = artifactPreview().saveAllTo(blocker);
     QVERIFY(!status);
     QVERIFY2(status.error().message.find("not-a-folder") != std::string::npos,
              status.error().message.c_str());
@@ -263,7 +275,7 @@ class OptimizationsPageTest : public QObject {
     validateAndWait({configData("bad_ds_prefetch_number.json"), configData("bad_ifname.env"),
                      configData("bad_pip_torch.Dockerfile"), configData("good_ds_zero3.json"),
                      configData("malformed_ds.json")});
-    tb::ui::FindingTableModel& model = *page_->validationPanel()->model();
+    tb::ui::FindingTableModel& model = *validationPanel().model();
     const int prefetch = findingRow(QStringLiteral("bad_ds_prefetch_number.json"),
                                     "stage3-prefetch-bucket-size");
     QVERIFY(prefetch >= 0);
@@ -284,7 +296,7 @@ class OptimizationsPageTest : public QObject {
     QVERIFY(findingRow(QStringLiteral("bad_pip_torch.Dockerfile"), "reinstall-framework") >= 0);
     QVERIFY(findingRow(QStringLiteral("malformed_ds.json"), "parse") >= 0);
     QCOMPARE(findingRow(QStringLiteral("good_ds_zero3.json"), "parse"), -1);
-    const QString summary = page_->validationPanel()->summaryLabel()->text();
+    const QString summary = find<QLabel>("validationSummary")->text();
     QVERIFY2(summary.contains(QStringLiteral("5 file(s) checked: 3 error(s), 2 warning(s)")),
              qPrintable(summary));
     QVERIFY2(summary.contains(QStringLiteral("No findings in good_ds_zero3.json")),
@@ -294,7 +306,7 @@ class OptimizationsPageTest : public QObject {
   void findingsSortBySeverityAndFilter() {
     validateAndWait({configData("bad_ifname.env"), configData("bad_ds_prefetch_number.json"),
                      configData("checkpoint_off.env")});
-    tb::ui::FindingFilterProxy& proxy = *page_->validationPanel()->proxy();
+    tb::ui::FindingFilterProxy& proxy = *validationPanel().proxy();
     QVERIFY(proxy.rowCount() >= 3);
     QCOMPARE(proxy.index(0, 0).data(tb::ui::FindingTableModel::SeverityRole).toInt(),
              static_cast<int>(Severity::Error));
@@ -302,7 +314,7 @@ class OptimizationsPageTest : public QObject {
                  .data(tb::ui::FindingTableModel::SeverityRole)
                  .toInt(),
              static_cast<int>(Severity::Info));
-    auto* filter = page_->findChild<QComboBox*>(QStringLiteral("severityFilter"));
+    auto* filter = find<QComboBox>("severityFilter");
     filter->setCurrentIndex(filter->findData(static_cast<int>(Severity::Error)));
     for (int row = 0; row < proxy.rowCount(); ++row) {
       QCOMPARE(proxy.index(row, 0).data(tb::ui::FindingTableModel::SeverityRole).toInt(),
@@ -314,7 +326,7 @@ class OptimizationsPageTest : public QObject {
   void doubleClickingAFindingOpensTheFileAtItsLine() {
     page_->show();
     validateAndWait({configData("bad_ds_prefetch_number.json")});
-    QTableView* view = page_->validationPanel()->view();
+    auto* view = find<QTableView>("findingsView");
     int row = -1;
     for (int r = 0; r < view->model()->rowCount(); ++r) {
       if (view->model()->index(r, 0).data(tb::ui::FindingTableModel::RuleRole).toString() ==
@@ -328,17 +340,16 @@ class OptimizationsPageTest : public QObject {
     const QPoint centre = view->visualRect(index).center();
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, centre);
     QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, centre);
-    tb::ui::FileViewerDialog* viewer = page_->validationPanel()->viewer();
-    QVERIFY(viewer != nullptr);
+    auto* viewer = find<tb::ui::FileViewerDialog>("fileViewer");  // made on first use
     QVERIFY(viewer->isVisible());
     QCOMPARE(viewer->highlightedLine(), 6);
     QVERIFY(viewer->highlightedText().contains(QStringLiteral("stage3_prefetch_bucket_size")));
-    QVERIFY(viewer->editor()->isReadOnly());
+    QVERIFY(tb::ui::test::child<tb::ui::LineNumberedView>(viewer, "fileViewerText")->isReadOnly());
     viewer->close();
   }
 
   void droppedFilesAreValidated() {
-    tb::ui::ValidationPanel& panel = *page_->validationPanel();
+    tb::ui::ValidationPanel& panel = validationPanel();
     QSignalSpy finished(&panel, &tb::ui::ValidationPanel::validationFinished);
     QMimeData mime;
     mime.setUrls({QUrl::fromLocalFile(configData("bad_checkpoint_value.env"))});
@@ -355,57 +366,57 @@ class OptimizationsPageTest : public QObject {
 
   void anUnreadableFileIsAFindingNotACrash() {
     validateAndWait({QDir::temp().filePath(QStringLiteral("no-such-dir-tb/ds_config.json"))});
-    QCOMPARE(page_->validationPanel()->model()->rowCount(), 1);
+    QCOMPARE(validationPanel().model()->rowCount(), 1);
     QVERIFY(findingRow(QStringLiteral("ds_config.json"), "unreadable") >= 0);
   }
 
   void checkpointRecommendationFromTheMemoryPage() {
     page_->applyCheckpointRecommendation(true);
-    QVERIFY(form().gradientCheckpointingBox()->isChecked());
-    QVERIFY(form().checkpointOptimizationBox()->isChecked());
+    QVERIFY(toggle("gradientCheckpointingBox")->isChecked());
+    QVERIFY(toggle("checkpointOptimizationBox")->isChecked());
     QCOMPARE(envValue(QStringLiteral("CHECKPOINT_OPTIMIZATION")), QStringLiteral("true"));
-    QVERIFY(page_->statusLine()->text().contains(QStringLiteral("are on")));
+    QVERIFY(find<QLabel>("statusLine")->text().contains(QStringLiteral("are on")));
 
     page_->applyCheckpointRecommendation(false);
-    QVERIFY(!form().gradientCheckpointingBox()->isChecked());
-    QVERIFY(!form().checkpointOptimizationBox()->isChecked());
+    QVERIFY(!toggle("gradientCheckpointingBox")->isChecked());
+    QVERIFY(!toggle("checkpointOptimizationBox")->isChecked());
     QVERIFY(envValue(QStringLiteral("CHECKPOINT_OPTIMIZATION")) != QStringLiteral("true"));
-    QVERIFY(page_->statusLine()->text().contains(QStringLiteral("are off")));
+    QVERIFY(find<QLabel>("statusLine")->text().contains(QStringLiteral("are off")));
 
-    form().compileBox()->click();
+    toggle("compileBox")->click();
     page_->applyCheckpointRecommendation(false);
-    QVERIFY(form().gradientCheckpointingBox()->isChecked());
-    QVERIFY(page_->statusLine()->text().contains(QStringLiteral("stays on")));
-    QVERIFY(!page_->preview()->hasProblem());
+    QVERIFY(toggle("gradientCheckpointingBox")->isChecked());
+    QVERIFY(find<QLabel>("statusLine")->text().contains(QStringLiteral("stays on")));
+    QVERIFY(!artifactPreview().hasProblem());
   }
 
   void choicesSurviveARestart() {
-    form().nodesSpin()->setValue(4);
-    form().compileBox()->click();
+    nodesSpin()->setValue(4);
+    toggle("compileBox")->click();
     validateAndWait({configData("bad_ifname.env")});
     makePage();
-    QCOMPARE(form().nodesSpin()->value(), 4);
-    QVERIFY(form().compileBox()->isChecked());
-    QCOMPARE(page_->validationPanel()->files(), QStringList{configData("bad_ifname.env")});
-    QSignalSpy finished(page_->validationPanel(), &tb::ui::ValidationPanel::validationFinished);
+    QCOMPARE(nodesSpin()->value(), 4);
+    QVERIFY(toggle("compileBox")->isChecked());
+    QCOMPARE(validationPanel().files(), QStringList{configData("bad_ifname.env")});
+    QSignalSpy finished(&validationPanel(), &tb::ui::ValidationPanel::validationFinished);
     QVERIFY(finished.wait(20000));
     QVERIFY(findingRow(QStringLiteral("bad_ifname.env"), "nccl-socket-ifname") >= 0);
   }
 
   void chosenPreviewTabSurvivesARestart() {
-    TB_COMPARE_ENUM(page_->preview()->currentKind(), ArtifactKind::Env);  // the first start
-    QTabWidget* tabs = page_->preview()->tabs();
+    TB_COMPARE_ENUM(artifactPreview().currentKind(), ArtifactKind::Env);  // the first start
+    QTabWidget* tabs = find<QTabWidget>("artifactTabs");
     tabs->setCurrentIndex(3);  // as a click on the tab does
-    QVERIFY(page_->preview()->currentKind() == ArtifactKind::DeepSpeed);
+    QVERIFY(artifactPreview().currentKind() == ArtifactKind::DeepSpeed);
     makePage();
-    QCOMPARE(page_->preview()->tabs()->currentIndex(), 3);
-    QVERIFY(page_->preview()->currentKind() == ArtifactKind::DeepSpeed);
+    QCOMPARE(find<QTabWidget>("artifactTabs")->currentIndex(), 3);
+    QVERIFY(artifactPreview().currentKind() == ArtifactKind::DeepSpeed);
 
     // A hand-edited or older file's unknown name falls back to the first tab.
     QSettings(tb::ui::organizationName(), tb::ui::applicationName())
         .setValue(QStringLiteral("optimizations/previewTab"), QStringLiteral("helm"));
     makePage();
-    QCOMPARE(page_->preview()->tabs()->currentIndex(), 0);
+    QCOMPARE(find<QTabWidget>("artifactTabs")->currentIndex(), 0);
   }
 
   // The main window must fit a 1366x768 laptop screen, so the page may not
@@ -420,10 +431,10 @@ class OptimizationsPageTest : public QObject {
   void readOnlySettingsAreNotWritten() {
     settings_ = std::make_unique<tb::ui::StudioSettings>(tb::ui::SettingsAccess::ReadOnly);
     makePage();
-    form().nodesSpin()->setValue(3);
+    nodesSpin()->setValue(3);
     settings_ = std::make_unique<tb::ui::StudioSettings>();
     makePage();
-    QCOMPARE(form().nodesSpin()->value(), 1);
+    QCOMPARE(nodesSpin()->value(), 1);
   }
 };
 

@@ -69,6 +69,43 @@ tb::Status tagSinglePlatform(const std::string& host, const std::string& digest,
   return {};
 }
 
+// The panel's widgets, by the object names the panel gives them.
+using tb::ui::test::child;
+
+QComboBox* hostCombo(const QObject* panel) { return child<QComboBox>(panel, "registryHost"); }
+QLineEdit* repositoryEdit(const QObject* panel) {
+  return child<QLineEdit>(panel, "registryRepository");
+}
+QLineEdit* userEdit(const QObject* panel) { return child<QLineEdit>(panel, "registryUser"); }
+QLineEdit* secretEdit(const QObject* panel) { return child<QLineEdit>(panel, "registrySecret"); }
+QCheckBox* plainHttpBox(const QObject* panel) {
+  return child<QCheckBox>(panel, "registryPlainHttp");
+}
+QLabel* insecureWarning(const QObject* panel) {
+  return child<QLabel>(panel, "registryInsecureWarning");
+}
+QLabel* storageLabel(const QObject* panel) { return child<QLabel>(panel, "registryStorageNote"); }
+QPushButton* refreshButton(const QObject* panel) {
+  return child<QPushButton>(panel, "registryRefresh");
+}
+QPushButton* cancelButton(const QObject* panel) {
+  return child<QPushButton>(panel, "registryCancel");
+}
+QProgressBar* busyIndicator(const QObject* panel) {
+  return child<QProgressBar>(panel, "registryBusy");
+}
+QLabel* statusLabel(const QObject* panel) { return child<QLabel>(panel, "registryStatus"); }
+QTableView* tagView(const QObject* panel) { return child<QTableView>(panel, "registryTags"); }
+QPushButton* checkButton(const QObject* panel) {
+  return child<QPushButton>(panel, "registryCheck");
+}
+QPushButton* useCatalogButton(const QObject* panel) {
+  return child<QPushButton>(panel, "registryUseCatalog");
+}
+QLabel* declarationLabel(const QObject* panel) {
+  return child<QLabel>(panel, "registryDeclaration");
+}
+
 std::vector<std::string> toStd(const QStringList& list) {
   std::vector<std::string> out;
   for (const QString& item : list) out.push_back(item.toStdString());
@@ -87,14 +124,14 @@ class RegistryPanelTest : public QObject {
   RegistryPanel* panel_ = nullptr;  // owned by harness_
 
   void pointAt(const QString& host, bool plainHttp = true) {
-    panel_->hostCombo()->setEditText(host);
-    panel_->repositoryEdit()->setText(QString::fromLatin1(rt::kRepository));
-    panel_->plainHttpBox()->setChecked(plainHttp);
+    hostCombo(panel_)->setEditText(host);
+    repositoryEdit(panel_)->setText(QString::fromLatin1(rt::kRepository));
+    plainHttpBox(panel_)->setChecked(plainHttp);
   }
 
   void refreshAndWait() {
-    QVERIFY(panel_->refreshButton()->isEnabled());
-    QTest::mouseClick(panel_->refreshButton(), Qt::LeftButton);
+    QVERIFY(refreshButton(panel_)->isEnabled());
+    QTest::mouseClick(refreshButton(panel_), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), kCallTimeoutMs);
   }
 
@@ -112,7 +149,7 @@ class RegistryPanelTest : public QObject {
     for (int row = 0; row < proxy->rowCount(); ++row) {
       const QModelIndex index = proxy->index(row, RegistryTagModel::TagColumn);
       if (index.data(RegistryTagModel::TagRole).toString() == tag) {
-        QTableView* view = panel_->tagView();
+        QTableView* view = tagView(panel_);
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(index).center());
         return;
       }
@@ -121,6 +158,9 @@ class RegistryPanelTest : public QObject {
   }
 
   QString registryHost() const { return QString::fromStdString(server_->host()); }
+  tb::ui::HostPanel* hostPanel() const {
+    return child<tb::ui::HostPanel>(harness_->page.get(), "hostPanel");
+  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -139,13 +179,13 @@ class RegistryPanelTest : public QObject {
 
   void init() {
     harness_ = std::make_unique<tb::ui::test::ImagePageHarness>(QSize(1600, 1000));
-    panel_ = harness_->page->registryPanel();
+    panel_ = child<RegistryPanel>(harness_->page.get(), "registryPanel");
     harness_->page->show();
     QVERIFY(QTest::qWaitForWindowExposed(harness_->page.get()));
     // Host detection starts on show; let it finish so it cannot refill the
     // driver field under a test.
     QTRY_VERIFY_WITH_TIMEOUT(!harness_->page->isBusy(), kCallTimeoutMs);
-    harness_->page->hostPanel()->setHostFromDetection(false);
+    hostPanel()->setHostFromDetection(false);
   }
 
   void cleanup() {
@@ -160,7 +200,7 @@ class RegistryPanelTest : public QObject {
     QCOMPARE(busy.count(), 2);
     QCOMPARE(busy.at(0).at(0).toBool(), true);
     QCOMPARE(busy.at(1).at(0).toBool(), false);
-    QVERIFY(panel_->busyIndicator()->isHidden());
+    QVERIFY(busyIndicator(panel_)->isHidden());
 
     // Numeric order, newest first: 30.10 after 30.9, not before it as text.
     QCOMPARE(shownTags(),
@@ -179,61 +219,61 @@ class RegistryPanelTest : public QObject {
     }
     // One chip per architecture: the two-platform row is drawn wider.
     auto* delegate =
-        panel_->tagView()->itemDelegateForColumn(RegistryTagModel::ArchitecturesColumn);
+        tagView(panel_)->itemDelegateForColumn(RegistryTagModel::ArchitecturesColumn);
     QVERIFY(qobject_cast<tb::ui::RegistryArchDelegate*>(delegate) != nullptr);
     QStyleOptionViewItem option;
-    option.font = panel_->tagView()->font();
+    option.font = tagView(panel_)->font();
     const int two = delegate->sizeHint(option, proxy->index(0, 1)).width();
     const int one = delegate->sizeHint(option, proxy->index(3, 1)).width();
     QVERIFY2(two > one, qPrintable(QStringLiteral("%1 <= %2").arg(two).arg(one)));
     QVERIFY(tb::ui::RegistryArchDelegate::chipColor(QStringLiteral("amd64")) !=
             tb::ui::RegistryArchDelegate::chipColor(QStringLiteral("arm64")));
-    QVERIFY(panel_->statusLabel()->text().contains(QStringLiteral("5 tags")));
+    QVERIFY(statusLabel(panel_)->text().contains(QStringLiteral("5 tags")));
   }
 
   void cancelDuringASlowRefreshReturnsPromptly() {
     const rt::SilentSocket silent;
     QVERIFY2(silent.error().empty(), silent.error().c_str());
     pointAt(QString::fromStdString(silent.host()));
-    QTest::mouseClick(panel_->refreshButton(), Qt::LeftButton);
+    QTest::mouseClick(refreshButton(panel_), Qt::LeftButton);
     QVERIFY(panel_->isBusy());
-    QVERIFY(panel_->busyIndicator()->isVisible());
-    QVERIFY(panel_->cancelButton()->isEnabled());
-    QVERIFY(!panel_->refreshButton()->isEnabled());
+    QVERIFY(busyIndicator(panel_)->isVisible());
+    QVERIFY(cancelButton(panel_)->isEnabled());
+    QVERIFY(!refreshButton(panel_)->isEnabled());
     QTest::qWait(400);  // the request is in flight, waiting for an answer
     QVERIFY(panel_->isBusy());
 
     QElapsedTimer timer;
     timer.start();
-    QTest::mouseClick(panel_->cancelButton(), Qt::LeftButton);
+    QTest::mouseClick(cancelButton(panel_), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), 5000);
     QVERIFY2(timer.elapsed() < 2500, qPrintable(QString::number(timer.elapsed())));
-    QVERIFY2(panel_->statusLabel()->text().contains(QStringLiteral("Cancelled")),
-             qPrintable(panel_->statusLabel()->text()));
-    QVERIFY(panel_->refreshButton()->isEnabled());
-    QVERIFY(!panel_->cancelButton()->isEnabled());
+    QVERIFY2(statusLabel(panel_)->text().contains(QStringLiteral("Cancelled")),
+             qPrintable(statusLabel(panel_)->text()));
+    QVERIFY(refreshButton(panel_)->isEnabled());
+    QVERIFY(!cancelButton(panel_)->isEnabled());
   }
 
   void checkThisTagJudgesTheVerdictOnTheImagesDeclaration() {
-    tb::ui::HostPanel* host = harness_->page->hostPanel();
+    tb::ui::HostPanel* host = hostPanel();
     host->setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
     host->setDriverText(QStringLiteral("570.124.06"));
     harness_->session->selectRelease(QStringLiteral("30.03"));
-    tb::ui::VerdictBanner* banner = harness_->page->banner();
+    auto* banner = child<tb::ui::VerdictBanner>(harness_->page.get(), "verdictBanner");
     const tb::ui::VerdictTone catalogTone = banner->tone();
 
     pointAt(registryHost());
     refreshAndWait();
     selectTag(QStringLiteral("30.03-serverless"));
-    QTest::mouseClick(panel_->checkButton(), Qt::LeftButton);
+    QTest::mouseClick(checkButton(panel_), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), kCallTimeoutMs);
 
-    const QString declaration = panel_->declarationLabel()->text();
+    const QString declaration = declarationLabel(panel_)->text();
     QVERIFY2(declaration.contains(QStringLiteral("linux/amd64: CUDA_VERSION 13.0.2")),
              qPrintable(declaration));
     QVERIFY(declaration.contains(QStringLiteral("linux/arm64/v8")));
     QVERIFY(declaration.contains(QStringLiteral("NVIDIA_REQUIRE_CUDA cuda>=13.0")));
-    QVERIFY(panel_->useCatalogButton()->isVisible());
+    QVERIFY(useCatalogButton(panel_)->isVisible());
 
     // The catalog says driver >= 570; the image says 580: the banner follows
     // the image, and its reasons say where the value came from.
@@ -254,7 +294,7 @@ class RegistryPanelTest : public QObject {
     QVERIFY2(reasons.contains(QStringLiteral("CUDA_DRIVER_VERSION=580.95.05")),
              qPrintable(reasons));
 
-    QTest::mouseClick(panel_->useCatalogButton(), Qt::LeftButton);
+    QTest::mouseClick(useCatalogButton(panel_), Qt::LeftButton);
     QVERIFY(banner->tone() == catalogTone);
     QVERIFY(!panel_->declaredRelease(tb::catalog::CpuArch::Amd64).has_value());
   }
@@ -263,16 +303,17 @@ class RegistryPanelTest : public QObject {
     const QString closed = QStringLiteral("127.0.0.1:%1").arg(rt::freeLoopbackPort());
     pointAt(closed);
     refreshAndWait();
-    const QString status = panel_->statusLabel()->text();
+    const QString status = statusLabel(panel_)->text();
     QVERIFY2(status.startsWith(QStringLiteral("Offline or unreachable: ") + closed),
              qPrintable(status));
     QVERIFY(status.contains(QStringLiteral("keep using the catalog")));
     QCOMPARE(panel_->tagProxy()->rowCount(), 0);
 
     // The catalog half still answers.
-    harness_->page->hostPanel()->setDriverText(QStringLiteral("580.65.06"));
+    hostPanel()->setDriverText(QStringLiteral("580.65.06"));
     harness_->session->selectRelease(QStringLiteral("30.02"));
-    QVERIFY(harness_->page->banner()->tone() != tb::ui::VerdictTone::Incomplete);
+    QVERIFY(child<tb::ui::VerdictBanner>(harness_->page.get(), "verdictBanner")->tone() !=
+            tb::ui::VerdictTone::Incomplete);
   }
 
   void credentialsGoThroughThePanelAndStayOutOfSettingsAndMessages() {
@@ -281,10 +322,10 @@ class RegistryPanelTest : public QObject {
     const QString host = QString::fromStdString(seeded->server->host());
     const QString secret = QString::fromLatin1(rt::kSecretPassword);
     pointAt(host);
-    panel_->userEdit()->setText(QStringLiteral("alice"));
-    panel_->secretEdit()->setText(secret);
+    userEdit(panel_)->setText(QStringLiteral("alice"));
+    secretEdit(panel_)->setText(secret);
     refreshAndWait();
-    QVERIFY2(panel_->tagProxy()->rowCount() == 3, qPrintable(panel_->statusLabel()->text()));
+    QVERIFY2(panel_->tagProxy()->rowCount() == 3, qPrintable(statusLabel(panel_)->text()));
 
     // The token request carried the user's Basic credentials.
     const QByteArray basic =
@@ -298,19 +339,19 @@ class RegistryPanelTest : public QObject {
     // No keychain here: the panel says the secret lives for this session only.
     tb::ui::RegistryCredentialStore* store = panel_->credentialStore();
     QTRY_VERIFY_WITH_TIMEOUT(store->storage() == tb::ui::SecretStorage::SessionOnly, 10000);
-    QVERIFY2(panel_->storageLabel()->text().contains(QStringLiteral("this session only")),
-             qPrintable(panel_->storageLabel()->text()));
+    QVERIFY2(storageLabel(panel_)->text().contains(QStringLiteral("this session only")),
+             qPrintable(storageLabel(panel_)->text()));
     // ...and another panel of this session finds it again.
     RegistryPanel second(*harness_->session, tb::ui::SettingsAccess::ReadOnly, nullptr,
                          QStringLiteral("TrainBench Studio test"));
-    second.hostCombo()->setEditText(host);
-    QTRY_COMPARE(second.userEdit()->text(), QStringLiteral("alice"));
-    QCOMPARE(second.secretEdit()->text(), secret);
+    hostCombo(&second)->setEditText(host);
+    QTRY_COMPARE(userEdit(&second)->text(), QStringLiteral("alice"));
+    QCOMPARE(secretEdit(&second)->text(), secret);
 
     // A refused user: the message names the registry's error, never the secret.
-    panel_->userEdit()->setText(QStringLiteral("rejected"));
+    userEdit(panel_)->setText(QStringLiteral("rejected"));
     refreshAndWait();
-    const QString refused = panel_->statusLabel()->text();
+    const QString refused = statusLabel(panel_)->text();
     QVERIFY2(refused.contains(QStringLiteral("UNAUTHORIZED")), qPrintable(refused));
     QVERIFY(refused.contains(host));
     for (QLabel* label : harness_->page->findChildren<QLabel*>()) {
@@ -323,20 +364,20 @@ class RegistryPanelTest : public QObject {
 
   void plainHttpIsOnlyForLoopbackAndSaidLoudly() {
     pointAt(QStringLiteral("registry.example.com"), false);
-    QVERIFY(!panel_->plainHttpBox()->isEnabled());
-    QVERIFY(panel_->insecureWarning()->isHidden());
+    QVERIFY(!plainHttpBox(panel_)->isEnabled());
+    QVERIFY(insecureWarning(panel_)->isHidden());
     pointAt(QStringLiteral("localhost:5000"), false);
-    QVERIFY(panel_->plainHttpBox()->isEnabled());
-    panel_->plainHttpBox()->setChecked(true);
-    QVERIFY(panel_->insecureWarning()->isVisible());
-    QVERIFY(panel_->insecureWarning()->text().startsWith(QStringLiteral("INSECURE")));
+    QVERIFY(plainHttpBox(panel_)->isEnabled());
+    plainHttpBox(panel_)->setChecked(true);
+    QVERIFY(insecureWarning(panel_)->isVisible());
+    QVERIFY(insecureWarning(panel_)->text().startsWith(QStringLiteral("INSECURE")));
     // Moving to a remote host switches plain HTTP off again.
-    panel_->hostCombo()->setEditText(QStringLiteral("registry.example.com"));
-    QVERIFY(!panel_->plainHttpBox()->isChecked());
-    QVERIFY(panel_->insecureWarning()->isHidden());
+    hostCombo(panel_)->setEditText(QStringLiteral("registry.example.com"));
+    QVERIFY(!plainHttpBox(panel_)->isChecked());
+    QVERIFY(insecureWarning(panel_)->isHidden());
     const auto refused =
         tb::ui::makeLookupClient({"registry.example.com", rt::kRepository, std::nullopt, true},
-                                 std::make_shared<std::atomic<bool>>(false));
+                                 tb::StopToken{});
     QVERIFY(!refused);
     QVERIFY(refused.error().message.find("registry.example.com") != std::string::npos);
   }
@@ -353,19 +394,19 @@ class RegistryPanelTest : public QObject {
   void aWorkingConnectionIsRememberedWithoutItsSecret() {
     const QString host = registryHost();
     pointAt(host);
-    panel_->userEdit()->setText(QStringLiteral("bob"));
-    panel_->secretEdit()->setText(QString::fromLatin1(rt::kSecretPassword));
+    userEdit(panel_)->setText(QStringLiteral("bob"));
+    secretEdit(panel_)->setText(QString::fromLatin1(rt::kSecretPassword));
     refreshAndWait();
-    QVERIFY2(panel_->tagProxy()->rowCount() > 0, qPrintable(panel_->statusLabel()->text()));
+    QVERIFY2(panel_->tagProxy()->rowCount() > 0, qPrintable(statusLabel(panel_)->text()));
     // A call that fails is not remembered over the one that worked.
     pointAt(QStringLiteral("127.0.0.1:%1").arg(rt::freeLoopbackPort()));
     refreshAndWait();
 
     RegistryPanel restarted(*harness_->session, tb::ui::SettingsAccess::ReadWrite, nullptr,
                             QStringLiteral("TrainBench Studio test"));
-    QCOMPARE(restarted.hostCombo()->currentText(), host);
-    QCOMPARE(restarted.repositoryEdit()->text(), QString::fromLatin1(rt::kRepository));
-    QCOMPARE(restarted.userEdit()->text(), QStringLiteral("bob"));
+    QCOMPARE(hostCombo(&restarted)->currentText(), host);
+    QCOMPARE(repositoryEdit(&restarted)->text(), QString::fromLatin1(rt::kRepository));
+    QCOMPARE(userEdit(&restarted)->text(), QStringLiteral("bob"));
     QFile settings(tb::ui::StudioSettings::fileName());
     QVERIFY(settings.open(QIODevice::ReadOnly));
     const QByteArray stored = settings.readAll();
@@ -376,28 +417,28 @@ class RegistryPanelTest : public QObject {
   void aReadOnlyPanelRemembersNothing() {
     RegistryPanel readOnly(*harness_->session, tb::ui::SettingsAccess::ReadOnly, nullptr,
                            QStringLiteral("TrainBench Studio test"));
-    const QString defaultHost = readOnly.hostCombo()->currentText();
-    readOnly.hostCombo()->setEditText(registryHost());
-    readOnly.repositoryEdit()->setText(QString::fromLatin1(rt::kRepository));
-    readOnly.plainHttpBox()->setChecked(true);
+    const QString defaultHost = hostCombo(&readOnly)->currentText();
+    hostCombo(&readOnly)->setEditText(registryHost());
+    repositoryEdit(&readOnly)->setText(QString::fromLatin1(rt::kRepository));
+    plainHttpBox(&readOnly)->setChecked(true);
     readOnly.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(!readOnly.isBusy(), kCallTimeoutMs);
     QVERIFY(readOnly.tagProxy()->rowCount() > 0);
     RegistryPanel restarted(*harness_->session, tb::ui::SettingsAccess::ReadWrite, nullptr,
                             QStringLiteral("TrainBench Studio test"));
-    QCOMPARE(restarted.hostCombo()->currentText(), defaultHost);
+    QCOMPARE(hostCombo(&restarted)->currentText(), defaultHost);
   }
 
   // Last: the Image page with the panel filled, for docs/images when
   // TB_IMAGE_PAGE_SCREENSHOT names a file.
   void imagePageWithTheRegistryPanelFilled() {
-    tb::ui::HostPanel* host = harness_->page->hostPanel();
+    tb::ui::HostPanel* host = hostPanel();
     host->setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
     host->setDriverText(QStringLiteral("570.124.06"));
     pointAt(registryHost());
     refreshAndWait();
     selectTag(QStringLiteral("30.03-serverless"));
-    QTest::mouseClick(panel_->checkButton(), Qt::LeftButton);
+    QTest::mouseClick(checkButton(panel_), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!panel_->isBusy(), kCallTimeoutMs);
     QTRY_VERIFY_WITH_TIMEOUT(!harness_->page->isBusy(), kCallTimeoutMs);
     const QImage image = harness_->page->grab().toImage();

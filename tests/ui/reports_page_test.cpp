@@ -57,6 +57,10 @@ class ReportsPageTest : public QObject {
   QTemporaryDir out_;
 
   tb::ui::ReportsPage& page() { return *page_; }
+  template <class T>
+  T* find(const char* name) {
+    return tb::ui::test::child<T>(page_.get(), name);
+  }
 
   QString exportAs(ReportExportFormat format, const char* name) {
     page().setFormat(format);
@@ -77,14 +81,14 @@ class ReportsPageTest : public QObject {
   void cleanup() { page_.reset(); }
 
   void emptyPageCannotExport() {
-    QVERIFY(!page().exportButton()->isEnabled());
+    QVERIFY(!find<QPushButton>("reportExport")->isEnabled());
     QVERIFY(!page().exportTo(out_.filePath(QStringLiteral("nothing.html"))).ok());
     QVERIFY(!QFile::exists(out_.filePath(QStringLiteral("nothing.html"))));
   }
 
   void htmlReportEmbedsTheFourCharts() {
     page().setAblationResults(fixtureResults());
-    QVERIFY(page().exportButton()->isEnabled());
+    QVERIFY(find<QPushButton>("reportExport")->isEnabled());
     QCOMPARE(page().charts().size(), std::size_t{4});
     const QString path = exportAs(ReportExportFormat::Html, "report.html");
     QVERIFY(!path.isEmpty());
@@ -103,7 +107,7 @@ class ReportsPageTest : public QObject {
     while (!reader.atEnd()) reader.readNext();
     QVERIFY2(!reader.hasError(), qPrintable(reader.errorString()));
     // The preview draws the charts as images, not as broken links.
-    const QVariant image = page().preview()->document()->resource(
+    const QVariant image = find<QTextBrowser>("reportPreview")->document()->resource(
         QTextDocument::ImageResource, QUrl(QStringLiteral("tb-chart-1")));
     QVERIFY(image.canConvert<QImage>());
     QVERIFY(!image.value<QImage>().isNull());
@@ -157,20 +161,21 @@ class ReportsPageTest : public QObject {
 
   void imageReleaseFollowsOptimizationsUnlessTyped() {
     page().setAblationResults(fixtureResults());  // recorded image: 25.10
-    QVERIFY(page().imageTagEdit()->text().isEmpty());
+    QVERIFY(find<QLineEdit>("reportImageTag")->text().isEmpty());
     QCOMPARE(page().reportResults().imageTag, std::string("25.10"));
     page().setImageTag(QStringLiteral("25.11"));
-    QCOMPARE(page().imageTagEdit()->text(), QStringLiteral("25.11"));
+    QCOMPARE(find<QLineEdit>("reportImageTag")->text(), QStringLiteral("25.11"));
     QCOMPARE(page().reportResults().imageTag, std::string("25.11"));
     page().setFormat(ReportExportFormat::Markdown);
-    QVERIFY(page().preview()->toPlainText().contains(QStringLiteral("Image: `25.11`")));
-    QTest::keyClicks(page().imageTagEdit(), QStringLiteral("-custom"));
+    QVERIFY(find<QTextBrowser>("reportPreview")->toPlainText().contains(
+        QStringLiteral("Image: `25.11`")));
+    QTest::keyClicks(find<QLineEdit>("reportImageTag"), QStringLiteral("-custom"));
     page().setImageTag(QStringLiteral("25.12"));
     QCOMPARE(page().reportResults().imageTag, std::string("25.11-custom"));
   }
 
   void resultsFileReplacesTheAblationSelection() {
-    QVERIFY(!page().fromFileButton()->isEnabled());
+    QVERIFY(!find<QRadioButton>("reportFromFile")->isEnabled());
     QTemporaryDir dir;
     const QString bad = dir.filePath(QStringLiteral("results.json"));
     QFile file(bad);
@@ -178,29 +183,32 @@ class ReportsPageTest : public QObject {
     file.write(R"({"schema_version": 1, "configurations": 7})");
     file.close();
     QVERIFY(!page().loadResultsFile(bad).ok());
-    QVERIFY(page().statusLabel()->text().contains(bad));
-    QVERIFY(page().fromAblationButton()->isChecked());
+    QVERIFY(find<QLabel>("reportStatus")->text().contains(bad));
+    QVERIFY(find<QRadioButton>("reportFromAblation")->isChecked());
 
     QVERIFY(page().loadResultsFile(benchData("results-fixture.json")).ok());
-    QVERIFY(page().fromFileButton()->isChecked());
+    QVERIFY(find<QRadioButton>("reportFromFile")->isChecked());
     QCOMPARE(page().reportResults().configurations.size(), std::size_t{4});
-    page().fromAblationButton()->setChecked(true);
+    find<QRadioButton>("reportFromAblation")->setChecked(true);
     QVERIFY(page().reportResults().configurations.empty());
   }
 
   void mainWindowCarriesAblationResultsToReports() {
     page_.reset();
     tb::ui::MainWindow window(tb::ui::test::fixtureCatalog(), {});
+    using tb::ui::test::child;
+    auto* reports = child<tb::ui::ReportsPage>(&window, "reportsPage");
+    auto* optimizations = child<tb::ui::OptimizationsPage>(&window, "optimizationsPage");
+    auto* ablation = child<tb::ui::AblationPage>(&window, "ablationPage");
     QVERIFY(window.sidebarPageIds().contains(QStringLiteral("ablation")));
     QVERIFY(window.sidebarPageIds().contains(QStringLiteral("reports")));
-    QVERIFY(window.reportsPage()->reportResults().configurations.empty());
-    QVERIFY(window.ablationPage()->addResultsFile(benchData("results-fixture.json")).ok());
-    QCOMPARE(window.reportsPage()->reportResults().configurations.size(), std::size_t{4});
+    QVERIFY(reports->reportResults().configurations.empty());
+    QVERIFY(ablation->addResultsFile(benchData("results-fixture.json")).ok());
+    QCOMPARE(reports->reportResults().configurations.size(), std::size_t{4});
     QVERIFY(window.showPage(QStringLiteral("reports")));
     // The image release is the one the Optimizations page configures.
-    QVERIFY(!window.optimizationsPage()->releaseTag().isEmpty());
-    QCOMPARE(window.reportsPage()->imageTagEdit()->text(),
-             window.optimizationsPage()->releaseTag());
+    QVERIFY(!optimizations->releaseTag().isEmpty());
+    QCOMPARE(child<QLineEdit>(reports, "reportImageTag")->text(), optimizations->releaseTag());
   }
 };
 

@@ -46,7 +46,11 @@ class RunsFormTest : public QObject {
   std::unique_ptr<tb::ui::StudioSettings> settings_;
   std::unique_ptr<tb::ui::RunsPage> page_;
 
-  RunForm& form() { return *page_->form(); }
+  template <class T>
+  T* find(const char* name) {
+    return tb::ui::test::child<T>(page_.get(), name);
+  }
+  RunForm& form() { return *find<RunForm>("runForm"); }
 
   void makePage() {
     page_.reset();
@@ -77,66 +81,66 @@ class RunsFormTest : public QObject {
   }
 
   void dataDeviceRuntimeAndCompileReachTheArguments() {
-    selectData(form().runtimeCombo(), "stock");
-    form().compileBox()->setChecked(true);
-    selectData(form().deviceCombo(), "cuda");
-    selectData(form().dataCombo(), "synthetic");
+    selectData(find<QComboBox>("runRuntime"), "stock");
+    find<QCheckBox>("runCompile")->setChecked(true);
+    selectData(find<QComboBox>("runDevice"), "cuda");
+    selectData(find<QComboBox>("runData"), "synthetic");
     const QString args = joined(form());
     QVERIFY2(args.contains(QStringLiteral("--runtime stock --compile on")), qPrintable(args));
     QVERIFY2(args.contains(QStringLiteral("--device cuda")), qPrintable(args));
     QVERIFY2(args.contains(QStringLiteral("--data synthetic")), qPrintable(args));
-    QVERIFY(page_->startButton()->isEnabled());
+    QVERIFY(find<QPushButton>("runStart")->isEnabled());
   }
 
   void aTextFileIsRequiredAndNamedWhenMissing() {
-    QVERIFY(!form().dataFileEdit()->isEnabled());  // random data needs no file
-    selectData(form().dataCombo(), "file");
-    QVERIFY(form().dataFileEdit()->isEnabled());
+    QVERIFY(!find<QLineEdit>("runDataFile")->isEnabled());  // random data needs no file
+    selectData(find<QComboBox>("runData"), "file");
+    QVERIFY(find<QLineEdit>("runDataFile")->isEnabled());
     QVERIFY(!form().arguments());
-    QVERIFY(!page_->startButton()->isEnabled());
+    QVERIFY(!find<QPushButton>("runStart")->isEnabled());
 
     const QString missing = files_.filePath(QStringLiteral("no-such.txt"));
-    form().dataFileEdit()->setText(missing);
+    find<QLineEdit>("runDataFile")->setText(missing);
     QVERIFY(!form().arguments());
     const QString why = tb::ui::toQString(form().arguments().error().message);
     QVERIFY2(why.contains(missing), qPrintable(why));
-    QVERIFY(form().findChild<QLabel*>(QStringLiteral("runFormSummary"))->text().contains(missing));
+    QVERIFY(find<QLabel>("runFormSummary")->text().contains(missing));
 
     QFile text(files_.filePath(QStringLiteral("corpus.txt")));
     QVERIFY(text.open(QIODevice::WriteOnly));
     text.write("to be or not to be\n");
     text.close();
-    form().dataFileEdit()->setText(text.fileName());
+    find<QLineEdit>("runDataFile")->setText(text.fileName());
     QVERIFY2(joined(form()).contains(QStringLiteral("--data ") + text.fileName()),
              qPrintable(joined(form())));
-    QVERIFY(page_->startButton()->isEnabled());
+    QVERIFY(find<QPushButton>("runStart")->isEnabled());
   }
 
   void everyChoiceSurvivesRecreatingThePage() {
     form().setPreset(QStringLiteral("small"));
-    form().shapeSpin(2)->setValue(3);  // layers: an override of the preset
+    find<QSpinBox>("runShape2")->setValue(3);  // layers: an override of the preset
     form().setSteps(77);
     form().setThreads(2);
     form().setRecomputePolicy(QStringLiteral("layers:2"));
     form().setMemoryBudgetMiB(512);
-    selectData(form().dataCombo(), "file");
-    form().dataFileEdit()->setText(QStringLiteral("/data/corpus.txt"));
-    selectData(form().deviceCombo(), "cuda");
-    selectData(form().runtimeCombo(), "stock");
-    form().compileBox()->setChecked(true);
+    selectData(find<QComboBox>("runData"), "file");
+    find<QLineEdit>("runDataFile")->setText(QStringLiteral("/data/corpus.txt"));
+    selectData(find<QComboBox>("runDevice"), "cuda");
+    selectData(find<QComboBox>("runRuntime"), "stock");
+    find<QCheckBox>("runCompile")->setChecked(true);
     const tb::ui::RunFormChoices before = form().choices();
 
     makePage();
-    QCOMPARE(form().presetCombo()->currentText(), QStringLiteral("small"));
-    QCOMPARE(form().shapeSpin(2)->value(), 3);
-    QCOMPARE(form().stepsSpin()->value(), 77);
+    QCOMPARE(find<QComboBox>("runPreset")->currentText(), QStringLiteral("small"));
+    QCOMPARE(find<QSpinBox>("runShape2")->value(), 3);
+    QCOMPARE(find<QSpinBox>("runSteps")->value(), 77);
     QCOMPARE(form().recomputePolicy(), QStringLiteral("layers:2"));
     QCOMPARE(form().memoryBudgetBytes(), std::uint64_t{512} * 1024 * 1024);
-    QCOMPARE(form().dataCombo()->currentData().toString(), QStringLiteral("file"));
-    QCOMPARE(form().dataFileEdit()->text(), QStringLiteral("/data/corpus.txt"));
-    QCOMPARE(form().deviceCombo()->currentData().toString(), QStringLiteral("cuda"));
-    QCOMPARE(form().runtimeCombo()->currentData().toString(), QStringLiteral("stock"));
-    QVERIFY(form().compileBox()->isChecked());
+    QCOMPARE(find<QComboBox>("runData")->currentData().toString(), QStringLiteral("file"));
+    QCOMPARE(find<QLineEdit>("runDataFile")->text(), QStringLiteral("/data/corpus.txt"));
+    QCOMPARE(find<QComboBox>("runDevice")->currentData().toString(), QStringLiteral("cuda"));
+    QCOMPARE(find<QComboBox>("runRuntime")->currentData().toString(), QStringLiteral("stock"));
+    QVERIFY(find<QCheckBox>("runCompile")->isChecked());
     const tb::ui::RunFormChoices after = form().choices();
     QVERIFY(after.shape == before.shape);
     QCOMPARE(after.threads, 2);
@@ -152,10 +156,10 @@ class RunsFormTest : public QObject {
       settings.setValue(QStringLiteral("runs/steps"), -5);
     }
     makePage();
-    QCOMPARE(form().deviceCombo()->currentData().toString(), QStringLiteral("cpu"));
-    QCOMPARE(form().runtimeCombo()->currentData().toString(), QStringLiteral("tuned"));
-    QCOMPARE(form().dataCombo()->currentData().toString(), QStringLiteral("random"));
-    QCOMPARE(form().stepsSpin()->value(), form().stepsSpin()->minimum());
+    QCOMPARE(find<QComboBox>("runDevice")->currentData().toString(), QStringLiteral("cpu"));
+    QCOMPARE(find<QComboBox>("runRuntime")->currentData().toString(), QStringLiteral("tuned"));
+    QCOMPARE(find<QComboBox>("runData")->currentData().toString(), QStringLiteral("random"));
+    QCOMPARE(find<QSpinBox>("runSteps")->value(), find<QSpinBox>("runSteps")->minimum());
     QVERIFY(form().arguments());  // the tiny preset, untouched
     QVERIFY(!joined(form()).contains(QStringLiteral("--dim")));
   }
@@ -166,7 +170,7 @@ class RunsFormTest : public QObject {
     form().setSteps(999);
     settings_ = std::make_unique<tb::ui::StudioSettings>();
     makePage();
-    QCOMPARE(form().stepsSpin()->value(), 200);
+    QCOMPARE(find<QSpinBox>("runSteps")->value(), 200);
   }
 };
 

@@ -1,12 +1,15 @@
 // The Runs page driving the real `trainbench` binary (TB_TRAINBENCH_BINARY)
 // in a sandboxed XDG data directory: a run that completes, one stopped, one
-// out of memory, one killed, one whose binary is missing; the event loop's
-// responsiveness during a run; the form's checks; and the runs table's sort.
+// out of memory, one killed, one whose binary is missing; stand-in children
+// for what the engine never does (ignore SIGTERM, end on a line without a
+// newline); the event loop's responsiveness during a run; the form's checks;
+// and the runs table's sort.
 // With TB_RUNS_SCREENSHOT_DIR set, the completed run's page and detail view
 // are saved there as PNGs (that is how docs/images/runs-page.png is made).
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -14,11 +17,14 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
+#include <chrono>
 #include <csignal>
 #include <memory>
+#include <source_location>
 
 #include "plotting/line_chart.h"
 #include "plotting/memory_gauge.h"
@@ -43,9 +49,24 @@ constexpr int kRunTimeoutMs = 240'000;
   QTRY_VERIFY2_WITH_TIMEOUT(page().lastOutcome().has_value() && !page().isRunning(),      \
                             "the run did not end", kRunTimeoutMs)
 #define TB_WAIT_FOR_FIRST_STEP() \
-  QTRY_VERIFY_WITH_TIMEOUT(page().progressBar()->value() > 0 || page().lastOutcome(), kRunTimeoutMs)
+  QTRY_VERIFY_WITH_TIMEOUT(progressBar()->value() > 0 || page().lastOutcome(), kRunTimeoutMs)
 
 QString stateName(RunState state) { return tb::ui::toQString(tb::runs::toString(state)); }
+
+/// A shell script standing in for `trainbench` in `dir`; empty when it cannot be written.
+QString writeFakeTrainbench(const QTemporaryDir& dir, const char* body) {
+  const QString path = dir.filePath(QStringLiteral("trainbench"));
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
+  file.write("#!/bin/sh\n");
+  file.write(body);
+  file.close();
+  if (!file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                           QFileDevice::ExeOwner)) {
+    return {};
+  }
+  return path;
+}
 
 tb::runs::RunRecord record(const char* id, double tokensPerSecond, std::optional<double> loss) {
   tb::runs::RunRecord run;
@@ -70,12 +91,28 @@ class RunsPageTest : public QObject {
 
   tb::ui::RunsPage& page() { return *page_; }
 
+  template <class T>
+  T* widget(const char* name,
+            const std::source_location& where = std::source_location::current()) {
+    return tb::ui::test::child<T>(page_.get(), name, where);
+  }
+  tb::ui::RunForm& form() { return *widget<tb::ui::RunForm>("runForm"); }
+  QPushButton* startButton() { return widget<QPushButton>("runStart"); }
+  QPushButton* stopButton() { return widget<QPushButton>("runStop"); }
+  QProgressBar* progressBar() { return widget<QProgressBar>("runProgress"); }
+  QLabel* outcomeLabel() { return widget<QLabel>("runOutcome"); }
+  /// A chart of the live tab: the detail view's charts carry the same names.
+  template <class T>
+  T* liveChart(const char* name) {
+    return tb::ui::test::child<T>(widget<tb::ui::RunCharts>("liveCharts"), name);
+  }
+
   void makePage() {
     page_ = std::make_unique<tb::ui::RunsPage>(settings_);
     page_->resize(1400, 900);
     page_->show();
-    page().form()->setPreset(QStringLiteral("tiny"));
-    page().form()->setThreads(1);
+    form().setPreset(QStringLiteral("tiny"));
+    form().setThreads(1);
   }
 
  private Q_SLOTS:
@@ -93,43 +130,47 @@ class RunsPageTest : public QObject {
   void cleanup() { page_.reset(); }
 
   void tinyRunCompletesWithCurvesAndIsListed() {
-    page().form()->setSteps(30);
-    QVERIFY(page().startButton()->isEnabled());
-    QTest::mouseClick(page().startButton(), Qt::LeftButton);
+    form().setSteps(30);
+    QVERIFY(startButton()->isEnabled());
+    QTest::mouseClick(startButton(), Qt::LeftButton);
     QVERIFY(page().isRunning());
-    QVERIFY(page().stopButton()->isEnabled());
-    QVERIFY(!page().startButton()->isEnabled());
+    QVERIFY(stopButton()->isEnabled());
+    QVERIFY(!startButton()->isEnabled());
     TB_WAIT_FOR_RUN_END();
     const tb::ui::RunOutcome& outcome = *page().lastOutcome();
     QCOMPARE(stateName(outcome.state), QStringLiteral("completed"));
     QCOMPARE(outcome.exitCode, 0);
-    QCOMPARE(page().progressBar()->value(), 30);
-    QCOMPARE(page().liveCharts()->lossChart()->pointCount(0), 30);
-    QCOMPARE(page().liveCharts()->throughputChart()->pointCount(0), 30);
-    QVERIFY(page().liveCharts()->memoryGauge()->peakBytes() > 0);
-    QVERIFY(page().logPane()->toPlainText().contains(QStringLiteral("ended completed")));
-    QVERIFY(page().startButton()->isEnabled());
+    QCOMPARE(progressBar()->value(), 30);
+    QCOMPARE(liveChart<tb::plotting::LineChart>("lossChart")->pointCount(0), 30);
+    QCOMPARE(liveChart<tb::plotting::LineChart>("throughputChart")->pointCount(0), 30);
+    QVERIFY(liveChart<tb::plotting::MemoryGauge>("memoryGauge")->peakBytes() > 0);
+    const QString log = widget<QPlainTextEdit>("runLog")->toPlainText();
+    QVERIFY(log.contains(QStringLiteral("ended completed")));
+    QVERIFY(startButton()->isEnabled());
 
     // The list refreshes by itself, selects the run and loads its curves.
-    tb::ui::RunHistoryPanel& history = *page().history();
+    tb::ui::RunHistoryPanel& history = *widget<tb::ui::RunHistoryPanel>("runHistory");
+    auto* detail = tb::ui::test::child<tb::ui::RunDetailView>(&history, "runDetail");
     QTRY_VERIFY_WITH_TIMEOUT(history.model()->rowOfDirectory(outcome.runDir) >= 0, 20'000);
     const int row = history.model()->rowOfDirectory(outcome.runDir);
     QCOMPARE(stateName(history.model()->record(row)->state), QStringLiteral("completed"));
     QCOMPARE(history.model()->record(row)->steps, 30);
-    QTRY_COMPARE_WITH_TIMEOUT(history.detail()->shownDirectory(), outcome.runDir, 20'000);
-    QTRY_COMPARE_WITH_TIMEOUT(history.detail()->charts()->lossChart()->pointCount(0), 30, 20'000);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->shownDirectory(), outcome.runDir, 20'000);
+    auto* detailLoss = tb::ui::test::child<tb::plotting::LineChart>(
+        tb::ui::test::child<tb::ui::RunCharts>(detail, "runDetailCharts"), "lossChart");
+    QTRY_COMPARE_WITH_TIMEOUT(detailLoss->pointCount(0), 30, 20'000);
 
     if (const QString dir = qEnvironmentVariable("TB_RUNS_SCREENSHOT_DIR"); !dir.isEmpty()) {
       QTest::qWait(300);
       QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("runs-page.png"))));
-      page().tabs()->setCurrentIndex(1);
+      widget<QTabWidget>("runsTabs")->setCurrentIndex(1);
       QTest::qWait(300);
       QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("runs-detail.png"))));
     }
   }
 
   void eventLoopStaysResponsiveDuringARun() {
-    page().form()->setSteps(150);
+    form().setSteps(150);
     QElapsedTimer clock;
     qint64 last = 0;
     qint64 worstLateness = 0;
@@ -144,7 +185,7 @@ class RunsPageTest : public QObject {
       if (now - last - 20 > worstLateness) {
         worstLateness = now - last - 20;
         worstAt = now;
-        worstStep = page().progressBar()->value();
+        worstStep = progressBar()->value();
       }
       last = now;
       ++ticks;
@@ -158,7 +199,7 @@ class RunsPageTest : public QObject {
     timer.start();
     TB_WAIT_FOR_RUN_END();
     QCOMPARE(stateName(page().lastOutcome()->state), QStringLiteral("completed"));
-    QVERIFY(page().liveCharts()->lossChart()->pointCount(0) == 150);
+    QVERIFY(liveChart<tb::plotting::LineChart>("lossChart")->pointCount(0) == 150);
     QVERIFY2(ticks > 10, qPrintable(QStringLiteral("only %1 ticks").arg(ticks)));
     // A page that trained in its own thread of control would stall the loop
     // for the whole run (seconds); the bound sits well below that and well
@@ -174,88 +215,134 @@ class RunsPageTest : public QObject {
   }
 
   void stopEndsTheRunAsInterrupted() {
-    page().form()->setSteps(1'000'000);
+    form().setSteps(1'000'000);
     page().startRun();
     TB_WAIT_FOR_FIRST_STEP();
     QVERIFY(page().isRunning());
-    QTest::mouseClick(page().stopButton(), Qt::LeftButton);
-    QVERIFY(!page().stopButton()->isEnabled());
+    QTest::mouseClick(stopButton(), Qt::LeftButton);
+    QVERIFY(!stopButton()->isEnabled());
     TB_WAIT_FOR_RUN_END();
     QCOMPARE(stateName(page().lastOutcome()->state), QStringLiteral("interrupted"));
     // The engine ended cleanly: its summary came through, not the kill fallback.
     QVERIFY(!page().lastOutcome()->message.contains(QStringLiteral("killed")));
-    QVERIFY(page().startButton()->isEnabled());
+    QVERIFY(startButton()->isEnabled());
   }
 
   void tooSmallBudgetEndsAsOomWithStderrTail() {
-    page().form()->setSteps(20);
-    page().form()->setMemoryBudgetMiB(1);
+    form().setSteps(20);
+    form().setMemoryBudgetMiB(1);
     page().startRun();
     TB_WAIT_FOR_RUN_END();
     const tb::ui::RunOutcome& outcome = *page().lastOutcome();
     QCOMPARE(stateName(outcome.state), QStringLiteral("oom"));
     QVERIFY2(outcome.stderrTail.contains(QStringLiteral("oom")), qPrintable(outcome.stderrTail));
-    QVERIFY(page().outcomeLabel()->isVisible());
-    QVERIFY(page().outcomeLabel()->text().contains(QStringLiteral("<pre>")));
-    QVERIFY(page().startButton()->isEnabled());
+    QVERIFY(outcomeLabel()->isVisible());
+    QVERIFY(outcomeLabel()->text().contains(QStringLiteral("<pre>")));
+    QVERIFY(startButton()->isEnabled());
   }
 
   void killedChildIsFailedAndThePageStaysUsable() {
-    page().form()->setSteps(1'000'000);
+    form().setSteps(1'000'000);
     page().startRun();
     TB_WAIT_FOR_FIRST_STEP();
-    const qint64 pid = page().process()->processId();
+    const qint64 pid =
+        tb::ui::test::child<tb::ui::RunProcess>(page_.get(), "runProcess")->processId();
     QVERIFY(pid > 0);
     QCOMPARE(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
     TB_WAIT_FOR_RUN_END();
     QCOMPARE(stateName(page().lastOutcome()->state), QStringLiteral("failed"));
     QVERIFY(page().lastOutcome()->message.contains(QStringLiteral("crashed")));
-    QVERIFY(page().startButton()->isEnabled());
+    QVERIFY(startButton()->isEnabled());
   }
 
   void missingBinaryIsFailedNamingThePath() {
     qputenv("TRAINBENCH_BINARY", QByteArrayLiteral("/nonexistent/bin/trainbench"));
-    page().form()->setSteps(5);
+    form().setSteps(5);
     page().startRun();
     TB_WAIT_FOR_RUN_END();
     const tb::ui::RunOutcome& outcome = *page().lastOutcome();
     QCOMPARE(stateName(outcome.state), QStringLiteral("failed"));
     QVERIFY2(outcome.message.contains(QStringLiteral("/nonexistent/bin/trainbench")),
              qPrintable(outcome.message));
-    QVERIFY(page().outcomeLabel()->isVisible());
-    QVERIFY(page().startButton()->isEnabled());
+    QVERIFY(outcomeLabel()->isVisible());
+    QVERIFY(startButton()->isEnabled());
+  }
+
+  void stopIgnoredByTheChildKillsItAfterTheGrace() {
+    QTemporaryDir dir;
+    const QString fake = writeFakeTrainbench(dir, "trap '' TERM\n"
+                                                  "echo 'ignoring SIGTERM' >&2\n"
+                                                  "exec sleep 30\n");
+    QVERIFY(!fake.isEmpty());
+    qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
+    auto* process = tb::ui::test::child<tb::ui::RunProcess>(page_.get(), "runProcess");
+    process->setStopGrace(std::chrono::milliseconds(200));
+    page().startRun();
+    QVERIFY(page().isRunning());
+    auto* log = widget<QPlainTextEdit>("runLog");
+    // Stopped only once the trap is set, or SIGTERM would end it at once.
+    QTRY_VERIFY_WITH_TIMEOUT(log->toPlainText().contains(QStringLiteral("ignoring SIGTERM")),
+                             20'000);
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(stopButton(), Qt::LeftButton);
+    TB_WAIT_FOR_RUN_END();
+    QVERIFY2(clock.elapsed() >= 150, qPrintable(QString::number(clock.elapsed())));
+    const tb::ui::RunOutcome& outcome = *page().lastOutcome();
+    QCOMPARE(stateName(outcome.state), QStringLiteral("interrupted"));
+    QVERIFY2(outcome.message.contains(QStringLiteral("killed")), qPrintable(outcome.message));
+    QVERIFY(outcome.runDir.isEmpty());
+    QVERIFY(startButton()->isEnabled());
+  }
+
+  void endEventWithoutANewlineStillDecidesTheOutcome() {
+    QTemporaryDir dir;
+    const QString fake = writeFakeTrainbench(
+        dir, "printf '%s' '{\"event\":\"end\",\"elapsed_s\":0.5,\"summary\":{\"status\":\"oom\","
+             "\"message\":\"over the memory budget\",\"steps\":3}}'\n"
+             "printf 'last words' >&2\n"
+             "exit 1\n");
+    QVERIFY(!fake.isEmpty());
+    qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
+    page().startRun();
+    TB_WAIT_FOR_RUN_END();
+    const tb::ui::RunOutcome& outcome = *page().lastOutcome();
+    QCOMPARE(stateName(outcome.state), QStringLiteral("oom"));
+    QCOMPARE(outcome.message, QStringLiteral("over the memory budget"));
+    QCOMPARE(outcome.exitCode, 1);
+    QCOMPARE(outcome.stderrTail, QStringLiteral("last words"));
   }
 
   void formChecksRecomputeAndTakesThePolicyFromTheMemoryPage() {
-    tb::ui::RunForm& form = *page().form();
+    tb::ui::RunForm& form = this->form();
     form.setRecomputePolicy(QStringLiteral("layers:x"));
     QVERIFY(!form.arguments());
     const QString why = tb::ui::toQString(form.arguments().error().message);
     QVERIFY2(why.contains(QStringLiteral("layers:x")), qPrintable(why));
-    QVERIFY(!page().startButton()->isEnabled());
+    QVERIFY(!startButton()->isEnabled());
     page().applyRecomputePolicy(QStringLiteral("layers:2"), QStringLiteral("stock"));
-    QCOMPARE(form.recomputeCombo()->currentText(), QStringLiteral("layers:2"));
+    QCOMPARE(widget<QComboBox>("runRecompute")->currentText(), QStringLiteral("layers:2"));
     auto args = form.arguments();
     QVERIFY(args);
     QVERIFY(args->join(QLatin1Char(' ')).contains(QStringLiteral("--recompute layers:2")));
     QVERIFY(args->join(QLatin1Char(' ')).contains(QStringLiteral("--runtime stock")));
-    QVERIFY(page().startButton()->isEnabled());
+    QVERIFY(startButton()->isEnabled());
   }
 
   void editedShapeBecomesOverrideFlags() {
-    tb::ui::RunForm& form = *page().form();
+    tb::ui::RunForm& form = this->form();
     form.setMemoryBudgetMiB(64);
     auto plain = form.arguments();
     QVERIFY(plain);
     QVERIFY(!plain->contains(QStringLiteral("--dim")));
     QVERIFY(plain->join(QLatin1Char(' ')).contains(QStringLiteral("--memory-budget 67108864")));
-    form.shapeSpin(1)->setValue(96);  // width D
+    widget<QSpinBox>("runShape1")->setValue(96);  // width D
     auto overridden = form.arguments();
     QVERIFY(overridden);
     QVERIFY(overridden->join(QLatin1Char(' ')).contains(QStringLiteral("--dim 96")));
-    form.shapeSpin(3)->setValue(5);  // heads no longer divide the width
+    widget<QSpinBox>("runShape3")->setValue(5);  // heads no longer divide the width
     QVERIFY(!form.arguments());
-    QVERIFY(!page().startButton()->isEnabled());
+    QVERIFY(!startButton()->isEnabled());
   }
 
   void runsTableSortsByValueWithMissingLast() {

@@ -99,9 +99,9 @@ class ScreenshotTest : public QObject {
     const auto status = shoot(*window, out_.filePath(QStringLiteral("settled.png")));
     QVERIFY(status.has_value() && status->ok());
     QVERIFY(!window->isBusy());
-    QVERIFY2(
-        window->imagePage()->hostPanel()->detectionSummary().startsWith(QStringLiteral("Detected")),
-        qPrintable(window->imagePage()->hostPanel()->detectionSummary()));
+    const QString summary =
+        tb::ui::test::child<tb::ui::HostPanel>(window.get(), "hostPanel")->detectionSummary();
+    QVERIFY2(summary.startsWith(QStringLiteral("Detected")), qPrintable(summary));
   }
 
   void screenshotLeavesNoTemporaryFiles() {

@@ -111,13 +111,28 @@ void clearStudioSettings() {
   settings.sync();
 }
 
+void failMissingChild(const QObject* root, const char* name, const char* type,
+                      const std::source_location& where) {
+  const QString under = root == nullptr ? QStringLiteral("a null root")
+                                        : QStringLiteral("%1 \"%2\"")
+                                              .arg(QString::fromLatin1(
+                                                       root->metaObject()->className()),
+                                                   root->objectName());
+  const QByteArray message = QStringLiteral("no %1 named \"%2\" under %3")
+                                 .arg(QString::fromLatin1(type), QString::fromLatin1(name), under)
+                                 .toUtf8();
+  const int line = static_cast<int>(where.line());
+  QTest::qFail(message.constData(), where.file_name(), line);
+  QMessageLogger(where.file_name(), line, where.function_name()).fatal("%s", message.constData());
+}
+
 ImagePageHarness::ImagePageHarness(QSize size) {
   clearStudioSettings();
   session = std::make_unique<tb::ui::CatalogSession>(fixtureCatalog());
   settings = std::make_unique<tb::ui::StudioSettings>();
   page = std::make_unique<tb::ui::ImagePage>(*session, *settings);
   page->resize(size);
-  page->hostPanel()->setArch(tb::catalog::CpuArch::Amd64);
+  child<HostPanel>(page.get(), "hostPanel")->setArch(tb::catalog::CpuArch::Amd64);
 }
 
 }  // namespace tb::ui::test

@@ -1,15 +1,18 @@
 // Shared by the Qt tests of the Studio: a fixture catalog built in C++ (so
-// page tests do not move when the shipped data is edited), and a sandbox
-// that keeps tests away from the user's settings and from the real GPU.
+// page tests do not move when the shipped data is edited), a sandbox that
+// keeps tests away from the user's settings and from the real GPU, and the
+// one way tests reach a widget: by its object name.
 #pragma once
 
 #include <QApplication>
+#include <QObject>
 #include <QSize>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
+#include <source_location>
 
 #include "tb/catalog/catalog.hpp"
 #include "ui/catalog_session.h"
@@ -47,6 +50,23 @@ class TestSandbox {
 
 /// Removes every Studio setting (in the sandbox).
 void clearStudioSettings();
+
+/// Records the failure of child() at the caller's line, then ends the test's
+/// process: Qt Test cannot leave the test function from a helper, and the
+/// caller would go on to dereference the null.
+[[noreturn]] void failMissingChild(const QObject* root, const char* name, const char* type,
+                                   const std::source_location& where);
+
+/// The descendant of `root` named `name`, of type T. Pages name the widgets
+/// a user works with (setObjectName), and tests find them by that name rather
+/// than through getters that exist only for tests.
+template <class T>
+[[nodiscard]] T* child(const QObject* root, const char* name,
+                       const std::source_location& where = std::source_location::current()) {
+  T* found = root != nullptr ? root->findChild<T*>(QString::fromLatin1(name)) : nullptr;
+  if (found == nullptr) failMissingChild(root, name, T::staticMetaObject.className(), where);
+  return found;
+}
 
 /// What every Image page test starts from: cleared settings, the fixture
 /// catalog, a fresh page of `size` and an amd64 host. Members are destroyed

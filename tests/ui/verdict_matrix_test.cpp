@@ -36,8 +36,15 @@ class VerdictMatrixTest : public QObject {
   tb::ui::CatalogSession* session_ = nullptr;  // owned by harness_
   tb::ui::ImagePage* page_ = nullptr;          // owned by harness_
 
-  VerdictMatrixModel& model() { return *page_->matrixPanel()->model(); }
-  tb::ui::HostPanel& host() { return *page_->hostPanel(); }
+  tb::ui::FleetMatrixPanel& matrix() {
+    return *tb::ui::test::child<tb::ui::FleetMatrixPanel>(page_, "fleetMatrix");
+  }
+  VerdictMatrixModel& model() { return *matrix().model(); }
+  tb::ui::HostPanel& host() { return *tb::ui::test::child<tb::ui::HostPanel>(page_, "hostPanel"); }
+  tb::ui::VerdictBanner& banner() {
+    return *tb::ui::test::child<tb::ui::VerdictBanner>(page_, "verdictBanner");
+  }
+  QTableView* matrixView() { return tb::ui::test::child<QTableView>(page_, "verdictMatrixView"); }
 
   QModelIndex cellOf(const QString& tag, int branch) {
     for (int row = 0; row < model().rowCount(); ++row) {
@@ -94,8 +101,8 @@ class VerdictMatrixTest : public QObject {
     QFETCH(GpuClass, gpuClass);
     QFETCH(tb::catalog::CpuArch, arch);
     const tb::catalog::Catalog& catalog = session_->catalog();
-    page_->matrixPanel()->setGpuClass(gpuClass);
-    page_->matrixPanel()->setArch(arch);
+    matrix().setGpuClass(gpuClass);
+    matrix().setArch(arch);
     TB_COMPARE_ENUM(model().gpuClass(), gpuClass);
 
     int seen[3] = {0, 0, 0};
@@ -130,7 +137,7 @@ class VerdictMatrixTest : public QObject {
   }
 
   void cellsAreColouredByVerdictWithTheReasonsInTheTooltip() {
-    page_->matrixPanel()->setGpuClass(GpuClass::DataCenter);
+    matrix().setGpuClass(GpuClass::DataCenter);
     const QModelIndex compat = cellOf(QStringLiteral("30.01"), 535);
     QVERIFY(compat.isValid());
     QCOMPARE(compat.data(Qt::DisplayRole).toString(), QStringLiteral("compat"));
@@ -152,13 +159,13 @@ class VerdictMatrixTest : public QObject {
 
   void gpuClassFollowsTheGpuTyped() {
     host().setGpuName(QStringLiteral("NVIDIA GeForce RTX 4090"));
-    TB_COMPARE_ENUM(page_->matrixPanel()->gpuClass(), GpuClass::Consumer);
+    TB_COMPARE_ENUM(matrix().gpuClass(), GpuClass::Consumer);
     TB_COMPARE_ENUM(model().gpuClass(), GpuClass::Consumer);
     host().setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
-    TB_COMPARE_ENUM(page_->matrixPanel()->gpuClass(), GpuClass::DataCenter);
+    TB_COMPARE_ENUM(matrix().gpuClass(), GpuClass::DataCenter);
     // The user may look at another class; typing the same GPU keeps their choice.
-    page_->matrixPanel()->classCombo()->setCurrentIndex(
-        page_->matrixPanel()->classCombo()->findData(static_cast<int>(GpuClass::Workstation)));
+    auto* classCombo = tb::ui::test::child<QComboBox>(page_, "gpuClassCombo");
+    classCombo->setCurrentIndex(classCombo->findData(static_cast<int>(GpuClass::Workstation)));
     TB_COMPARE_ENUM(model().gpuClass(), GpuClass::Workstation);
     host().setGpuCount(4);
     TB_COMPARE_ENUM(model().gpuClass(), GpuClass::Workstation);
@@ -184,13 +191,14 @@ class VerdictMatrixTest : public QObject {
     host().setGpuName(QStringLiteral("NVIDIA H100 80GB HBM3"));
     session_->selectRelease(QStringLiteral("30.03"));
     const QModelIndex cell = cellOf(QStringLiteral("30.01"), 535);
-    QTableView* view = page_->matrixPanel()->view();
+    QTableView* view = matrixView();
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(cell).center());
 
     QCOMPARE(session_->selectedReleaseTag(), QStringLiteral("30.01"));
-    QCOMPARE(host().driverEdit()->text(), QStringLiteral("535.104.05"));
-    QCOMPARE(page_->banner()->tone(), tb::ui::toneFor(model().verdict(cell)->status));
-    QCOMPARE(page_->banner()->tone(), tb::ui::VerdictTone::ForwardCompatible);
+    QCOMPARE(tb::ui::test::child<QLineEdit>(page_, "driverEdit")->text(),
+             QStringLiteral("535.104.05"));
+    QCOMPARE(banner().tone(), tb::ui::toneFor(model().verdict(cell)->status));
+    QCOMPARE(banner().tone(), tb::ui::VerdictTone::ForwardCompatible);
     QVERIFY(!host().hostFromDetection());
   }
 
@@ -198,14 +206,14 @@ class VerdictMatrixTest : public QObject {
     page_->show();
     QVERIFY(QTest::qWaitForWindowExposed(page_));
     host().setGpuName(QStringLiteral("NVIDIA GeForce RTX 4090"));
-    page_->matrixPanel()->setGpuClass(GpuClass::DataCenter);
+    matrix().setGpuClass(GpuClass::DataCenter);
     const QModelIndex cell = cellOf(QStringLiteral("30.01"), 535);
-    QTableView* view = page_->matrixPanel()->view();
+    QTableView* view = matrixView();
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(cell).center());
 
     TB_COMPARE_ENUM(tb::compat::classifyGpu(host().input().gpuName.toStdString()),
                     GpuClass::DataCenter);
-    QCOMPARE(page_->banner()->tone(), tb::ui::VerdictTone::ForwardCompatible);
+    QCOMPARE(banner().tone(), tb::ui::VerdictTone::ForwardCompatible);
   }
 };
 

@@ -13,7 +13,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
@@ -27,6 +26,7 @@
 #include "tb/bench/ablation_runner.hpp"
 #include "ui/ablation/ablation_run_panel.h"
 #include "ui/ablation/ablation_table_model.h"
+#include "ui/data_size.h"
 #include "ui/qt_text.h"
 #include "ui/runs/trainbench_binary.h"
 
@@ -55,7 +55,6 @@ QString machineSummary(const tb::bench::AblationResults& results) {
     return QCoreApplication::translate("tb::ui::AblationPage",
                                        "Cluster results only; no engine benchmark loaded.");
   }
-  const QLocale locale;
   QStringList parts;
   parts << QCoreApplication::translate("tb::ui::AblationPage",
                                        "<b>%1</b> \u00b7 %2 steps (%3 warm-up) \u00b7 %4 repeats")
@@ -75,8 +74,7 @@ QString machineSummary(const tb::bench::AblationResults& results) {
   }
   if (results.memoryBudgetBytes > 0) {
     parts << QCoreApplication::translate("tb::ui::AblationPage", "budget %1")
-                 .arg(locale.formattedDataSize(static_cast<qint64>(results.memoryBudgetBytes), 2,
-                                               QLocale::DataSizeIecFormat));
+                 .arg(formatDataSize(static_cast<double>(results.memoryBudgetBytes)));
   }
   if (!results.imageTag.empty()) {
     parts << QCoreApplication::translate("tb::ui::AblationPage", "image %1")

@@ -52,20 +52,7 @@ class AblationPage : public QWidget {
   [[nodiscard]] const BenchmarkOutcome& lastBenchmark() const { return lastBenchmark_; }
 
   [[nodiscard]] AblationSourceModel* sourceModel() const { return sources_; }
-  [[nodiscard]] QTableView* sourceView() const { return sourceView_; }
   [[nodiscard]] AblationTableModel* tableModel() const { return table_; }
-  [[nodiscard]] QTableView* tableView() const { return tableView_; }
-  [[nodiscard]] QLabel* messageLabel() const { return message_; }
-  [[nodiscard]] QLabel* summaryLabel() const { return summary_; }
-  [[nodiscard]] QCheckBox* normalisedToggle() const { return normalised_; }
-  [[nodiscard]] tb::plotting::AblationThroughputChart* throughputChart() const {
-    return throughput_;
-  }
-  [[nodiscard]] tb::plotting::PeakMemoryChart* peakMemoryChart() const { return peak_; }
-  [[nodiscard]] tb::plotting::StepTimeChart* stepTimeChart() const { return stepTime_; }
-  [[nodiscard]] tb::plotting::LossCurvesChart* lossChart() const { return loss_; }
-  [[nodiscard]] AblationRunPanel* runPanel() const { return runPanel_; }
-  [[nodiscard]] BenchmarkProcess* benchmarkProcess() const { return process_; }
 
  public Q_SLOTS:
   /// Starts `trainbench benchmark` with the form's values, writing into a

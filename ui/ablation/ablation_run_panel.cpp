@@ -1,6 +1,7 @@
-// Progress comes from lines meant for people (see benchmark_progress.h), so
-// the panel trusts a line's run counter when it has one and otherwise counts
-// finished runs per configuration itself; neither may run backwards.
+// Everything shown here comes from the benchmark's events (docs/CLI.md);
+// the text the command prints for people goes to the log and nowhere else,
+// so rewording it cannot move a bar. The schedule runs one child at a time,
+// so a run's end at index k means k + 1 runs have ended.
 #include "ui/ablation/ablation_run_panel.h"
 
 #include <QComboBox>
@@ -13,17 +14,50 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <numeric>
+#include <climits>
+#include <cstddef>
 
 #include "tb/bench/ablation.hpp"
 #include "tb/model/model_config.hpp"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
+namespace {
+
+using tb::runs::BenchmarkEventKind;
+using tb::runs::BenchmarkRunRef;
+using tb::runs::RunState;
+
+// More repeats than this are a malformed event, not a table row to grow.
+constexpr std::int64_t kMaxRepeats = 10'000;
+
+/// The row of `label`; none for a configuration this panel has no row for.
+std::optional<std::size_t> rowOf(const std::string& label) {
+  const std::optional<tb::bench::AblationStep> step = tb::bench::parseAblationLabel(label);
+  if (!step) return std::nullopt;
+  return static_cast<std::size_t>(tb::bench::chainIndex(*step));
+}
+
+int toInt(std::int64_t value) {
+  return static_cast<int>(std::clamp<std::int64_t>(value, 0, INT_MAX));
+}
+
+QString stateName(RunState state) { return toQString(tb::runs::toString(state)); }
+
+QString runName(const BenchmarkRunRef& run) {
+  return AblationRunPanel::tr("%1, repeat %2 (run %3 of %4)")
+      .arg(toQString(run.label))
+      .arg(run.repeat + 1)
+      .arg(run.index + 1)
+      .arg(run.total);
+}
+
+}  // namespace
 
 AblationRunPanel::AblationRunPanel(QWidget* parent)
     : QGroupBox(tr("Run a new ablation"), parent),
@@ -33,6 +67,7 @@ AblationRunPanel::AblationRunPanel(QWidget* parent)
       run_(new QPushButton(tr("Run ablation"))),
       cancel_(new QPushButton(tr("Cancel"))),
       progress_(new QProgressBar),
+      stepProgress_(new QProgressBar),
       table_(new QTableWidget(4, 2)),
       status_(new QLabel),
       log_(new QPlainTextEdit) {
@@ -61,6 +96,10 @@ AblationRunPanel::AblationRunPanel(QWidget* parent)
   progress_->setValue(0);
   progress_->setTextVisible(false);
   progress_->setFormat(tr("run %v of %m"));
+  stepProgress_->setObjectName(QStringLiteral("ablationStepProgress"));
+  stepProgress_->setFormat(tr("step %v of %m"));
+  stepProgress_->setToolTip(tr("The current run's training steps, as the run reports them"));
+  resetStepBar();
 
   table_->setObjectName(QStringLiteral("ablationRunTable"));
   table_->setHorizontalHeaderLabels({tr("Configuration"), tr("Runs")});
@@ -99,6 +138,7 @@ AblationRunPanel::AblationRunPanel(QWidget* parent)
   column->addLayout(form);
   column->addLayout(buttons);
   column->addWidget(progress_);
+  column->addWidget(stepProgress_);
   column->addWidget(table_);
   column->addWidget(status_);
   column->addWidget(log_, 1);
@@ -124,63 +164,131 @@ void AblationRunPanel::setRequest(const BenchmarkRequest& request) {
 }
 
 void AblationRunPanel::begin(int repeats) {
-  repeatsPerConfiguration_ = std::max(1, repeats);
-  finished_.fill(0);
-  lastStatus_.fill(QString());
-  runningIndex_ = 0;  // the schedule starts with Base
-  progress_->setRange(0, 4 * repeatsPerConfiguration_);
+  const int planned = std::max(1, repeats);
+  for (Configuration& configuration : configurations_) {
+    configuration.planned = planned;
+    configuration.ended.clear();
+  }
+  runningIndex_ = -1;
+  progress_->setRange(0, 4 * planned);
   progress_->setValue(0);
   progress_->setTextVisible(true);
+  resetStepBar();
   log_->clear();
   status_->setStyleSheet(QString());
   status_->setText(tr("Starting the benchmark\u2026"));
   run_->setEnabled(false);
   cancel_->setEnabled(true);
-  for (QWidget* field : {static_cast<QWidget*>(model_), static_cast<QWidget*>(repeats_),
-                         static_cast<QWidget*>(steps_)}) {
-    field->setEnabled(false);
+  setFormEnabled(false);
+  showCounts();
+}
+
+void AblationRunPanel::applyProgress(const tb::runs::BenchmarkEvent& event) {
+  switch (event.kind) {
+    case BenchmarkEventKind::Plan: applyPlan(event.plan); break;
+    case BenchmarkEventKind::RunStart: applyRunStart(event); break;
+    case BenchmarkEventKind::RunStep: applyRunStep(event); break;
+    case BenchmarkEventKind::RunEnd: applyRunEnd(event); break;
+    case BenchmarkEventKind::Summary: applySummary(event.summary); break;
+    case BenchmarkEventKind::Other: return;  // a newer writer's event says nothing to this panel
   }
   showCounts();
 }
 
-void AblationRunPanel::applyProgress(const BenchmarkProgress& progress) {
-  if (progress.step) {
-    const int index = tb::bench::chainIndex(*progress.step);
-    if (progress.started) {
-      runningIndex_ = index;
-    } else {
-      int& done = finished_[static_cast<std::size_t>(index)];
-      done = std::min(done + 1, repeatsPerConfiguration_);
-      if (!progress.status.isEmpty()) {
-        lastStatus_[static_cast<std::size_t>(index)] = progress.status;
-      }
-      runningIndex_ = (index + 1) % 4;  // the schedule is interleaved ABCD ABCD
-    }
+void AblationRunPanel::applyPlan(const tb::runs::BenchmarkPlan& plan) {
+  if (plan.runs.empty()) return;
+  for (Configuration& configuration : configurations_) {
+    configuration.planned = 0;
+    configuration.ended.clear();
   }
-  const int counted = std::accumulate(finished_.begin(), finished_.end(), 0);
-  int value = std::max(progress_->value(), counted);
-  if (progress.runsTotal > 0) {
-    if (progress.runsTotal != progress_->maximum()) progress_->setMaximum(progress.runsTotal);
-    value = std::max(value, progress.started ? progress.runsDone - 1 : progress.runsDone);
+  for (const BenchmarkRunRef& run : plan.runs) {
+    if (const auto row = rowOf(run.label)) ++configurations_[*row].planned;
   }
-  progress_->setValue(std::min(value, progress_->maximum()));
-  showCounts();
-  if (progress.step) {
-    status_->setText(progress.started
-                         ? tr("Running %1\u2026").arg(toQString(tb::bench::label(*progress.step)))
-                         : tr("Finished a run of %1.")
-                               .arg(toQString(tb::bench::label(*progress.step))));
+  runningIndex_ = -1;
+  progress_->setRange(0, toInt(static_cast<std::int64_t>(plan.runs.size())));
+  progress_->setValue(0);
+  status_->setText(tr("%1 runs of %2 planned, %3 steps each.")
+                       .arg(plan.runs.size())
+                       .arg(toQString(plan.model))
+                       .arg(plan.steps));
+}
+
+void AblationRunPanel::applyRunStart(const tb::runs::BenchmarkEvent& event) {
+  followTotal(event.run.total);
+  const auto row = rowOf(event.run.label);
+  runningIndex_ = row ? static_cast<int>(*row) : -1;
+  stepProgress_->setRange(0, std::max(1, toInt(event.steps)));
+  stepProgress_->setValue(0);
+  stepProgress_->setTextVisible(true);
+  status_->setText(tr("Running %1\u2026").arg(runName(event.run)));
+}
+
+void AblationRunPanel::applyRunStep(const tb::runs::BenchmarkEvent& event) {
+  followTotal(event.run.total);
+  // A run whose start was missed is still the run going on.
+  const auto row = rowOf(event.run.label);
+  runningIndex_ = row ? static_cast<int>(*row) : -1;
+  if (event.steps > 0 && toInt(event.steps) != stepProgress_->maximum()) {
+    stepProgress_->setMaximum(toInt(event.steps));
   }
+  stepProgress_->setTextVisible(true);
+  stepProgress_->setValue(std::min(toInt(event.step), stepProgress_->maximum()));
+}
+
+void AblationRunPanel::applyRunEnd(const tb::runs::BenchmarkEvent& event) {
+  const BenchmarkRunRef& run = event.run;
+  const RunState state = event.end.state;
+  followTotal(run.total);
+  if (const auto row = rowOf(run.label); row && run.repeat >= 0 && run.repeat < kMaxRepeats) {
+    auto& ended = configurations_[*row].ended;
+    const auto repeat = static_cast<std::size_t>(run.repeat);
+    if (ended.size() <= repeat) ended.resize(repeat + 1);
+    ended[repeat] = state;
+  }
+  runningIndex_ = -1;
+  progress_->setValue(
+      std::min(std::max(progress_->value(), toInt(run.index + 1)), progress_->maximum()));
+  if (state == RunState::Completed) {
+    stepProgress_->setValue(stepProgress_->maximum());
+    status_->setText(tr("Finished %1.").arg(runName(run)));
+  } else if (event.end.message.empty()) {
+    status_->setText(tr("%1 ended %2.").arg(runName(run), stateName(state)));
+  } else {
+    status_->setText(tr("%1 ended %2: %3")
+                         .arg(runName(run), stateName(state), toQString(event.end.message)));
+  }
+}
+
+void AblationRunPanel::applySummary(const tb::runs::BenchmarkSummary& summary) {
+  runningIndex_ = -1;
+  resetStepBar();
+  if (summary.stopped) {
+    status_->setText(tr("Stopped after %1 of %2 runs.")
+                         .arg(summary.finishedRuns)
+                         .arg(progress_->maximum()));
+  } else if (summary.failedRuns > 0) {
+    status_->setText(tr("All runs ended; %1 did not complete.").arg(summary.failedRuns));
+  } else {
+    status_->setText(tr("All %1 runs completed.").arg(summary.finishedRuns));
+  }
+}
+
+void AblationRunPanel::followTotal(std::int64_t total) {
+  if (total > 0 && toInt(total) != progress_->maximum()) progress_->setMaximum(toInt(total));
+}
+
+void AblationRunPanel::resetStepBar() {
+  stepProgress_->setRange(0, 1);
+  stepProgress_->setValue(0);
+  stepProgress_->setTextVisible(false);
 }
 
 void AblationRunPanel::end(const QString& text, bool isError) {
   runningIndex_ = -1;
+  resetStepBar();
   run_->setEnabled(true);
   cancel_->setEnabled(false);
-  for (QWidget* field : {static_cast<QWidget*>(model_), static_cast<QWidget*>(repeats_),
-                         static_cast<QWidget*>(steps_)}) {
-    field->setEnabled(true);
-  }
+  setFormEnabled(true);
   setStatus(text);
   status_->setStyleSheet(isError ? QStringLiteral("color: #b3261e;") : QString());
   showCounts();
@@ -191,19 +299,48 @@ void AblationRunPanel::appendLog(const QString& line) { log_->appendPlainText(li
 void AblationRunPanel::setStatus(const QString& text) { status_->setText(text); }
 
 int AblationRunPanel::finishedRuns(int index) const {
-  return index >= 0 && index < 4 ? finished_[static_cast<std::size_t>(index)] : 0;
+  if (index < 0 || index >= 4) return 0;
+  const auto& ended = configurations_[static_cast<std::size_t>(index)].ended;
+  return static_cast<int>(std::count_if(ended.begin(), ended.end(),
+                                        [](const auto& state) { return state.has_value(); }));
+}
+
+void AblationRunPanel::setFormEnabled(bool enabled) {
+  for (QWidget* field : {static_cast<QWidget*>(model_), static_cast<QWidget*>(repeats_),
+                         static_cast<QWidget*>(steps_)}) {
+    field->setEnabled(enabled);
+  }
 }
 
 void AblationRunPanel::showCounts() {
   for (int row = 0; row < 4; ++row) {
-    const auto at = static_cast<std::size_t>(row);
-    QString text = tr("%1 of %2").arg(finished_[at]).arg(repeatsPerConfiguration_);
-    if (row == runningIndex_ && finished_[at] < repeatsPerConfiguration_) {
-      text += tr(" \u00b7 running");
-    } else if (!lastStatus_[at].isEmpty() && lastStatus_[at] != QLatin1String("ok")) {
-      text += QStringLiteral(" \u00b7 ") + lastStatus_[at];
+    const Configuration& configuration = configurations_[static_cast<std::size_t>(row)];
+    const int ended = finishedRuns(row);
+    if (configuration.planned == 0 && ended == 0) {
+      // Nothing planned yet: a count would claim a benchmark that never began.
+      table_->item(row, 1)->setText(QStringLiteral("\u2014"));
+      table_->item(row, 1)->setToolTip(QString());
+      continue;
     }
-    table_->item(row, 1)->setText(text);
+    QString text = tr("%1 of %2").arg(ended).arg(std::max(configuration.planned, ended));
+    if (row == runningIndex_) text += tr(" \u00b7 running");
+    // A completed run is what is expected; the others are said, with how many.
+    for (const RunState state : {RunState::Interrupted, RunState::Oom, RunState::Failed}) {
+      const auto count = std::count(configuration.ended.begin(), configuration.ended.end(),
+                                    std::optional<RunState>(state));
+      if (count == 0) continue;
+      text += QStringLiteral(" \u00b7 ") +
+              (count == 1 ? stateName(state) : tr("%1 %2").arg(count).arg(stateName(state)));
+    }
+    QStringList byRepeat;
+    for (std::size_t repeat = 0; repeat < configuration.ended.size(); ++repeat) {
+      if (const auto& state = configuration.ended[repeat]) {
+        byRepeat << tr("repeat %1: %2").arg(repeat + 1).arg(stateName(*state));
+      }
+    }
+    QTableWidgetItem* item = table_->item(row, 1);
+    item->setText(text);
+    item->setToolTip(byRepeat.join(QLatin1Char('\n')));
   }
 }
 

@@ -1,14 +1,19 @@
 // The "run a new ablation" form and its progress: the model, repeats and
-// steps for `trainbench benchmark`, Run and Cancel, an overall bar and one
-// row per configuration saying how many of its repeats have finished. It
-// only shows state; the page owns the child process and feeds it progress.
+// steps for `trainbench benchmark`, Run and Cancel, an overall bar, the
+// current run and its step bar, and one row per configuration saying how
+// many of its runs have ended and how. It only shows state; the page owns
+// the child process and feeds it the benchmark's events.
 #pragma once
 
 #include <QGroupBox>
 #include <QString>
 
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
 
+#include "tb/runs/benchmark_event.hpp"
 #include "ui/ablation/benchmark_process.h"
 
 class QComboBox;
@@ -32,24 +37,19 @@ class AblationRunPanel : public QGroupBox {
   [[nodiscard]] BenchmarkRequest request() const;
   void setRequest(const BenchmarkRequest& request);
 
-  /// Clears the progress for a run of `repeats` per configuration and
-  /// switches the buttons to "running".
+  /// Clears the progress for a run of `repeats` per configuration (until
+  /// the benchmark's plan says otherwise) and switches the buttons to "running".
   void begin(int repeats);
-  void applyProgress(const BenchmarkProgress& progress);
+  /// One event of the benchmark: the plan sets the runs to expect, a run's
+  /// start and steps the current run and the step bar, a run's end its state.
+  void applyProgress(const tb::runs::BenchmarkEvent& event);
   /// Back to idle; `text` says how it ended.
   void end(const QString& text, bool isError);
   void appendLog(const QString& line);
   void setStatus(const QString& text);
 
-  [[nodiscard]] QComboBox* modelBox() const { return model_; }
-  [[nodiscard]] QSpinBox* repeatsBox() const { return repeats_; }
-  [[nodiscard]] QSpinBox* stepsBox() const { return steps_; }
-  [[nodiscard]] QPushButton* runButton() const { return run_; }
   [[nodiscard]] QPushButton* cancelButton() const { return cancel_; }
-  [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
-  [[nodiscard]] QTableWidget* configurationTable() const { return table_; }
-  [[nodiscard]] QLabel* statusLabel() const { return status_; }
-  /// Finished runs of the configuration at chain position `index`.
+  /// Ended runs (whatever their state) of the configuration at chain position `index`.
   [[nodiscard]] int finishedRuns(int index) const;
 
  Q_SIGNALS:
@@ -57,7 +57,22 @@ class AblationRunPanel : public QGroupBox {
   void cancelRequested();
 
  private:
+  /// One row of the table.
+  struct Configuration {
+    int planned = 0;  ///< runs the plan has for it; 0 before any benchmark
+    /// By repeat: how each ended run ended; none while it has not.
+    std::vector<std::optional<tb::runs::RunState>> ended;
+  };
+
+  void applyPlan(const tb::runs::BenchmarkPlan& plan);
+  void applyRunStart(const tb::runs::BenchmarkEvent& event);
+  void applyRunStep(const tb::runs::BenchmarkEvent& event);
+  void applyRunEnd(const tb::runs::BenchmarkEvent& event);
+  void applySummary(const tb::runs::BenchmarkSummary& summary);
+  void followTotal(std::int64_t total);
+  void resetStepBar();
   void showCounts();
+  void setFormEnabled(bool enabled);
 
   QComboBox* model_;
   QSpinBox* repeats_;
@@ -65,13 +80,12 @@ class AblationRunPanel : public QGroupBox {
   QPushButton* run_;
   QPushButton* cancel_;
   QProgressBar* progress_;
+  QProgressBar* stepProgress_;
   QTableWidget* table_;
   QLabel* status_;
   QPlainTextEdit* log_;
-  std::array<int, 4> finished_{};
-  std::array<QString, 4> lastStatus_;
-  int repeatsPerConfiguration_ = 1;
-  int runningIndex_ = -1;
+  std::array<Configuration, 4> configurations_;
+  int runningIndex_ = -1;  ///< chain position of the run going on; -1 between runs
 };
 
 }  // namespace tb::ui

@@ -1,5 +1,5 @@
-// What the Ablation page remembers between sessions, in its own "ablation/"
-// group of the Studio's settings: the files it showed (so a restart, and a
+// What the Ablation page remembers between sessions, in the "ablation/" keys
+// of the Studio's settings: the files it showed (so a restart, and a
 // `--screenshot` run, shows the same results) and the last benchmark form.
 #pragma once
 
@@ -20,7 +20,8 @@ struct AblationPageState {
   BenchmarkRequest request;
 };
 
-/// Reads and writes the "ablation/" group; read-only access never writes.
+/// Reads and writes the "ablation/" keys (studio_settings.h); read-only
+/// access never writes.
 class AblationSettings {
  public:
   explicit AblationSettings(SettingsAccess access) : access_(access) {}

@@ -4,6 +4,7 @@
 
 #include <QLocale>
 
+#include "ui/data_size.h"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
@@ -78,10 +79,7 @@ QVariant AblationTableModel::display(const tb::report::ReportRow& row, int colum
                  ? tr("%1 s").arg(locale.toString(row.stepTimeMedianS, 'f', 3))
                  : kUnknown;
     case Peak:
-      return row.peakBytes > 0
-                 ? locale.formattedDataSize(static_cast<qint64>(row.peakBytes), 2,
-                                            QLocale::DataSizeIecFormat)
-                 : kUnknown;
+      return row.peakBytes > 0 ? formatDataSize(static_cast<double>(row.peakBytes)) : kUnknown;
     case Mfu:
       return row.mfu > 0.0 ? tr("%1 %").arg(locale.toString(row.mfu * 100.0, 'f', 1)) : kUnknown;
     default: return {};

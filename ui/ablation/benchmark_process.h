@@ -1,22 +1,26 @@
 // One `trainbench benchmark --ablation` child process. The command runs the
 // four configurations as its own children and writes results.json into the
-// folder it is given; this object starts it, turns its stderr into progress
-// signals, and on the end says where the results are. Cancel is SIGTERM: the
-// command stops its current run and still writes the runs that finished.
+// folder it is given; this object starts it with `--events -`, turns each
+// stdout line into a typed event (docs/CLI.md), passes stderr, which is for
+// people, to the log only, and on the end says where the results are. Cancel
+// is SIGTERM: the command stops its current run and still writes the runs
+// that finished.
 #pragma once
 
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 
 #include <chrono>
 
-#include "ui/ablation/benchmark_progress.h"
+#include "tb/runs/benchmark_event.hpp"
 
-class QTimer;
+class QByteArray;
 
 namespace tb::ui {
+
+class ChildProcess;
+struct ChildExit;
 
 /// What to benchmark.
 struct BenchmarkRequest {
@@ -26,14 +30,16 @@ struct BenchmarkRequest {
   QString outDir;  ///< results.json lands here
 };
 
-/// The `trainbench` arguments for `request`.
+/// The `trainbench` arguments for `request`, events on stdout.
 [[nodiscard]] QStringList benchmarkArguments(const BenchmarkRequest& request);
 
 /// How a benchmark ended.
 struct BenchmarkOutcome {
   bool cancelled = false;
   int exitCode = -1;
-  QString resultsPath;  ///< <outDir>/results.json when it exists, else empty
+  /// The results file the events named, else <outDir>/results.json; empty
+  /// when neither exists.
+  QString resultsPath;
   QString message;      ///< why it failed; empty on success
   QString stderrTail;
 };
@@ -43,40 +49,39 @@ class BenchmarkProcess : public QObject {
   Q_OBJECT
 
  public:
+  /// A benchmark still running when this object goes is stopped, and so are
+  /// its engine runs.
   explicit BenchmarkProcess(QObject* parent = nullptr);
-  ~BenchmarkProcess() override;
 
   /// Starts `program benchmark …`; ignored while one is running.
   void start(const QString& program, const BenchmarkRequest& request);
   /// SIGTERM, then SIGKILL after the grace period.
   void cancel();
   [[nodiscard]] bool isRunning() const;
-  void setCancelGrace(std::chrono::milliseconds grace) { cancelGrace_ = grace; }
+  /// Between SIGTERM and SIGKILL (default kCancelGrace).
+  void setCancelGrace(std::chrono::milliseconds grace);
 
   static constexpr int kStderrTailLines = 20;
+  /// Long enough for the command to stop its current run and write the file.
+  static constexpr std::chrono::milliseconds kCancelGrace{20000};
 
  Q_SIGNALS:
-  void progress(const tb::ui::BenchmarkProgress& progress);
-  /// Every line of output, for the log.
+  /// One event of the benchmark's stdout, in the order written.
+  void progress(const tb::runs::BenchmarkEvent& event);
+  /// A stderr line, or a stdout line that is not an event (with the reason).
   void logLine(const QString& line);
   void finished(const tb::ui::BenchmarkOutcome& outcome);
 
  private:
-  void readChannel(QProcess::ProcessChannel channel);
-  void handleLine(QProcess::ProcessChannel channel, const QString& line);
-  void onFinished(int exitCode, QProcess::ExitStatus status);
-  void onError(QProcess::ProcessError error);
-  void finish(BenchmarkOutcome outcome);
+  void handleStdout(const QByteArray& line);
+  void handleStderr(const QByteArray& line);
+  void onFinished(const ChildExit& ended);
+  [[nodiscard]] QString existingResultsFile() const;
 
-  QProcess* process_;
-  QTimer* killTimer_;
-  QByteArray buffers_[2];
-  QStringList stderrTail_;
-  QString program_;
+  ChildProcess* child_;
   QString outDir_;
-  std::chrono::milliseconds cancelGrace_{20000};
-  bool cancelRequested_ = false;
-  bool reported_ = true;
+  QString resultsFromPlan_;
+  QString resultsFromSummary_;
 };
 
 }  // namespace tb::ui

@@ -59,6 +59,7 @@ FleetMatrixPanel::FleetMatrixPanel(const CatalogSession& session, QWidget* paren
     : QGroupBox(tr("Fleet view: releases \u00d7 driver branches"), parent),
       session_(session),
       model_(new VerdictMatrixModel(this)) {
+  setObjectName(QStringLiteral("fleetMatrix"));
   classCombo_ = new QComboBox(this);
   classCombo_->setObjectName(QStringLiteral("gpuClassCombo"));
   classCombo_->addItem(tr("Data-center GPUs"), static_cast<int>(tb::compat::GpuClass::DataCenter));

@@ -35,8 +35,6 @@ class FleetMatrixPanel : public QGroupBox {
   void setHostCell(const QString& releaseTag, std::optional<int> branch);
 
   [[nodiscard]] VerdictMatrixModel* model() const { return model_; }
-  [[nodiscard]] QTableView* view() const { return view_; }
-  [[nodiscard]] QComboBox* classCombo() const { return classCombo_; }
 
  Q_SIGNALS:
   /// A cell was clicked: check `releaseTag` with `driver` on a GPU of `gpuClass`.

@@ -17,8 +17,8 @@
 #include <QStringList>
 
 #include "tb/compat/gpu_class.hpp"
-#include "ui/image/host_detection_runner.h"
 #include "ui/qt_text.h"
+#include "ui/widgets/background_task.h"
 
 namespace tb::ui {
 
@@ -53,7 +53,9 @@ class ProgrammaticEdit {
 }  // namespace
 
 HostPanel::HostPanel(QWidget* parent)
-    : QGroupBox(tr("Host"), parent), runner_(new HostDetectionRunner(this)) {
+    : QGroupBox(tr("Host"), parent),
+      detection_(new BackgroundTask(BackgroundTask::Policy::Refuse, this)) {
+  setObjectName(QStringLiteral("hostPanel"));
   buildLayout();
 
   connect(driverEdit_, &QLineEdit::textChanged, this, &HostPanel::onFieldEdited);
@@ -62,7 +64,6 @@ HostPanel::HostPanel(QWidget* parent)
   connect(archCombo_, &QComboBox::currentIndexChanged, this, &HostPanel::onFieldEdited);
   connect(detectButton_, &QPushButton::clicked, this,
           [this] { startDetection(DetectionFill::Always); });
-  connect(runner_, &HostDetectionRunner::finished, this, &HostPanel::applyDetection);
   updateDriverFeedback();
 }
 
@@ -194,15 +195,21 @@ void HostPanel::setArch(tb::catalog::CpuArch arch) {
 
 void HostPanel::startDetection(DetectionFill fill) {
   pendingFill_ = fill;
-  if (runner_->isRunning()) return;
+  // Read here, on the GUI thread: the worker reads no environment.
+  const tb::compat::DetectOptions options = tb::compat::detectOptionsFromEnvironment();
+  // Host detection cannot be stopped half-way, so a second request while one
+  // runs is refused; the running one's answer serves both.
+  if (!detection_->start([options] { return tb::compat::detectHost(options); },
+                         [this](const tb::compat::HostInfo& host) { applyDetection(host); })) {
+    return;
+  }
   detectButton_->setEnabled(false);
   busy_->setVisible(true);
   detectionLabel_->setText(tr("Detecting the NVIDIA driver and GPUs of this machine\u2026"));
-  runner_->start();
   Q_EMIT detectionStarted();
 }
 
-bool HostPanel::isDetecting() const { return runner_->isRunning(); }
+bool HostPanel::isDetecting() const { return detection_->isRunning(); }
 
 QString HostPanel::detectionSummary() const { return detectionLabel_->text(); }
 

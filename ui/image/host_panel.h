@@ -22,7 +22,7 @@ class QSpinBox;
 
 namespace tb::ui {
 
-class HostDetectionRunner;
+class BackgroundTask;
 
 /// What the host panel currently says, validated.
 struct HostInput {
@@ -63,12 +63,6 @@ class HostPanel : public QGroupBox {
   /// The last detection's answer, as shown under the fields.
   [[nodiscard]] QString detectionSummary() const;
 
-  [[nodiscard]] QLineEdit* driverEdit() const { return driverEdit_; }
-  [[nodiscard]] QComboBox* gpuCombo() const { return gpuCombo_; }
-  [[nodiscard]] QSpinBox* gpuCountSpin() const { return gpuCountSpin_; }
-  [[nodiscard]] QComboBox* archCombo() const { return archCombo_; }
-  [[nodiscard]] QPushButton* detectButton() const { return detectButton_; }
-
  Q_SIGNALS:
   /// Any field changed, by the user or by detection.
   void inputChanged();
@@ -91,7 +85,7 @@ class HostPanel : public QGroupBox {
   QPushButton* detectButton_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QLabel* detectionLabel_ = nullptr;
-  HostDetectionRunner* runner_ = nullptr;
+  BackgroundTask* detection_ = nullptr;  ///< Refuse: one detection at a time
   DetectionFill pendingFill_ = DetectionFill::UnlessTyped;
   bool hostFromDetection_ = true;
   int programmaticEdits_ = 0;  ///< >0 while the panel sets fields itself

@@ -31,6 +31,7 @@ namespace tb::ui {
 
 ImagePage::ImagePage(CatalogSession& session, StudioSettings& settings, QWidget* parent)
     : QWidget(parent), session_(session), settings_(settings) {
+  setObjectName(QStringLiteral("imagePage"));
   hostPanel_ = new HostPanel(this);
   banner_ = new VerdictBanner(this);
   details_ = new ReleaseDetailsView(this);

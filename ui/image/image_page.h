@@ -38,15 +38,6 @@ class ImagePage : public QWidget {
   /// True while host detection runs; screenshots wait for it.
   [[nodiscard]] bool isBusy() const;
 
-  [[nodiscard]] HostPanel* hostPanel() const { return hostPanel_; }
-  [[nodiscard]] VerdictBanner* banner() const { return banner_; }
-  [[nodiscard]] QTableView* releaseView() const { return releaseView_; }
-  [[nodiscard]] ReleaseFilterProxy* releaseProxy() const { return proxy_; }
-  [[nodiscard]] QLineEdit* filterEdit() const { return filterEdit_; }
-  [[nodiscard]] ReleaseDetailsView* detailsView() const { return details_; }
-  [[nodiscard]] FleetMatrixPanel* matrixPanel() const { return matrixPanel_; }
-  [[nodiscard]] RegistryPanel* registryPanel() const { return registryPanel_; }
-
  Q_SIGNALS:
   void busyChanged(bool busy);
 

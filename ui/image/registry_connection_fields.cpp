@@ -1,6 +1,6 @@
-// The keys of the "registry/" settings group live only here. A remembered
-// host that is one of the catalog's endpoints selects that entry; any other
-// is typed into the editable combo, as the user typed it.
+// A remembered host (the "registry/" keys of studio_settings.h) that is one
+// of the catalog's endpoints selects that entry; any other is typed into the
+// editable combo, as the user typed it.
 #include "ui/image/registry_connection_fields.h"
 
 #include <QCheckBox>
@@ -9,24 +9,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSettings>
 
 #include "tb/registry/image_reference.hpp"
-#include "ui/application_identity.h"
 #include "ui/catalog_session.h"
 #include "ui/image/registry_credential_store.h"
 #include "ui/image/registry_endpoints.h"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
-namespace {
-
-const QString kHostKey = QStringLiteral("registry/host");
-const QString kRepositoryKey = QStringLiteral("registry/repository");
-const QString kUserKey = QStringLiteral("registry/user");
-
-
-}  // namespace
 
 RegistryConnectionFields::RegistryConnectionFields(CatalogSession& session, SettingsAccess access,
                                                    const QString& keychainService,
@@ -107,8 +97,7 @@ void RegistryConnectionFields::fillEndpoints() {
 }
 
 void RegistryConnectionFields::restoreRemembered() {
-  const QSettings settings(organizationName(), applicationName());
-  const QString host = settings.value(kHostKey).toString().trimmed();
+  const QString host = keys::kRegistryHost.get().trimmed();
   if (host.isEmpty()) return;
   const int known = host_->findText(host);
   if (known >= 0) {
@@ -116,8 +105,8 @@ void RegistryConnectionFields::restoreRemembered() {
   } else {
     host_->setEditText(host);
   }
-  repository_->setText(settings.value(kRepositoryKey).toString());
-  user_->setText(settings.value(kUserKey).toString());
+  repository_->setText(keys::kRegistryRepository.get());
+  user_->setText(keys::kRegistryUser.get());
 }
 
 void RegistryConnectionFields::onHostChanged() {
@@ -163,12 +152,11 @@ void RegistryConnectionFields::remember(const RegistryLookupTarget& worked) {
     store_->save(toQString(worked.host), toQString(worked.credentials->username),
                  toQString(worked.credentials->password));
   }
-  if (access_ == SettingsAccess::ReadOnly) return;
-  QSettings settings(organizationName(), applicationName());
-  settings.setValue(kHostKey, toQString(worked.host));
-  settings.setValue(kRepositoryKey, toQString(worked.repository));
-  settings.setValue(kUserKey, worked.credentials ? toQString(worked.credentials->username)
-                                                 : QString());
+  SettingsWriter out(access_);
+  keys::kRegistryHost.set(out, toQString(worked.host));
+  keys::kRegistryRepository.set(out, toQString(worked.repository));
+  keys::kRegistryUser.set(out, worked.credentials ? toQString(worked.credentials->username)
+                                                  : QString());
 }
 
 QLabel* makeRegistryNote(QWidget* parent, const QString& objectName) {

@@ -42,13 +42,7 @@ class RegistryConnectionFields : public QWidget {
   /// its host, repository and user in the settings.
   void remember(const RegistryLookupTarget& worked);
 
-  [[nodiscard]] QComboBox* hostCombo() const { return host_; }
-  [[nodiscard]] QLineEdit* repositoryEdit() const { return repository_; }
-  [[nodiscard]] QLineEdit* userEdit() const { return user_; }
-  [[nodiscard]] QLineEdit* secretEdit() const { return secret_; }
-  [[nodiscard]] QCheckBox* plainHttpBox() const { return plainHttp_; }
-  [[nodiscard]] QLabel* insecureWarning() const { return insecureWarning_; }
-  [[nodiscard]] QLabel* storageLabel() const { return storageNote_; }
+  /// Where the secrets are kept, and whether a keychain answered.
   [[nodiscard]] RegistryCredentialStore* credentialStore() const { return store_; }
 
  private:

@@ -1,5 +1,5 @@
 // Retry waits are sliced so that Cancel does not sit out an eight-second
-// backoff; the transport checks the same flag inside libcurl. A tag whose
+// backoff; the transport checks the same token inside libcurl. A tag whose
 // manifest cannot be read (deleted between list and read) is listed without
 // badges instead of failing the whole refresh; losing the server is not.
 #include "ui/image/registry_lookup.h"
@@ -17,9 +17,9 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kSleepSlice{50};
 
-void sleepUnlessCancelled(milliseconds delay, const std::atomic<bool>& cancel) {
+void sleepUnlessCancelled(milliseconds delay, const tb::StopToken& cancel) {
   const auto deadline = std::chrono::steady_clock::now() + delay;
-  while (!cancel.load() && std::chrono::steady_clock::now() < deadline) {
+  while (!cancel.stopRequested() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::min(kSleepSlice, delay));
   }
 }
@@ -76,7 +76,7 @@ bool tagOlderThan(const std::string& a, const std::string& b) {
 }
 
 Expected<std::unique_ptr<tb::registry::RegistryClient>> makeLookupClient(
-    const RegistryLookupTarget& target, std::shared_ptr<const std::atomic<bool>> cancel) {
+    const RegistryLookupTarget& target, const tb::StopToken& cancel) {
   if (target.host.empty()) return makeError(ErrorKind::BadInput, "no registry host given");
   if (target.plainHttp && !tb::registry::isLoopbackRegistry(target.host)) {
     return makeError(ErrorKind::BadInput,
@@ -91,7 +91,7 @@ Expected<std::unique_ptr<tb::registry::RegistryClient>> makeLookupClient(
   transport.cancel = cancel;
   tb::registry::ClientOptions options;
   options.credentials = target.credentials;
-  options.sleep = [cancel](milliseconds delay) { sleepUnlessCancelled(delay, *cancel); };
+  options.sleep = [cancel](milliseconds delay) { sleepUnlessCancelled(delay, cancel); };
   if (target.plainHttp) {
     options.scheme = tb::registry::Scheme::Http;
     options.allowPlainHttpRealm = true;
@@ -102,7 +102,7 @@ Expected<std::unique_ptr<tb::registry::RegistryClient>> makeLookupClient(
 
 Expected<std::vector<TagPlatforms>> listTagsWithPlatforms(
     tb::registry::RegistryClient& client, const std::string& repository,
-    const std::atomic<bool>& cancel, const std::function<void(int, int)>& progress) {
+    const tb::StopToken& cancel, const tb::ProgressFn& progress) {
   auto tags = client.listTags(repository);
   if (!tags) return std::move(tags).error();
   std::vector<TagPlatforms> rows;
@@ -113,10 +113,10 @@ Expected<std::vector<TagPlatforms>> listTagsWithPlatforms(
   });
   const int total = static_cast<int>(std::min(rows.size(), kMaxTagsWithPlatforms));
   for (int done = 0; done < total; ++done) {
-    if (cancel.load()) {
+    if (cancel.stopRequested()) {
       return makeError(ErrorKind::Cancelled, "registry " + client.registry() + ": cancelled");
     }
-    if (progress) progress(done, total);
+    if (progress) progress({done, total, rows[static_cast<std::size_t>(done)].tag});
     TagPlatforms& row = rows[static_cast<std::size_t>(done)];
     auto architectures = architecturesOf(client, repository, row.tag);
     if (architectures) {
@@ -127,7 +127,7 @@ Expected<std::vector<TagPlatforms>> listTagsWithPlatforms(
       return std::move(architectures).error();
     }
   }
-  if (progress) progress(total, total);
+  if (progress) progress({total, total, {}});
   return rows;
 }
 

@@ -1,18 +1,17 @@
 // What the registry panel asks a registry, as plain functions over the core
 // client: Qt-free so they run on a worker thread and read like the CLI's
-// `registry tags` + `registry inspect`. Each takes a cancel flag that the
+// `registry tags` + `registry inspect`. Each takes a StopToken that the
 // transport polls, so a Cancel in the GUI ends a stalled request promptly.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tb/common/expected.hpp"
+#include "tb/common/stop_token.hpp"
 #include "tb/registry/registry_client.hpp"
 
 namespace tb::ui {
@@ -37,16 +36,17 @@ struct TagPlatforms {
 inline constexpr std::size_t kMaxTagsWithPlatforms = 40;
 
 /// A client with GUI timeouts (10 s connect, 30 s per request) whose
-/// requests and retry waits end when `cancel` is set. Plain HTTP to a
+/// requests and retry waits end when `cancel` is stopped. Plain HTTP to a
 /// non-loopback host is refused (BadInput).
 [[nodiscard]] tb::Expected<std::unique_ptr<tb::registry::RegistryClient>> makeLookupClient(
-    const RegistryLookupTarget& target, std::shared_ptr<const std::atomic<bool>> cancel);
+    const RegistryLookupTarget& target, const tb::StopToken& cancel);
 
 /// Lists the tags, then reads the architectures of the newest
-/// kMaxTagsWithPlatforms. `progress(done, total)` reports manifests read.
+/// kMaxTagsWithPlatforms. `progress` (may be empty) hears how many manifests
+/// of how many are read.
 [[nodiscard]] tb::Expected<std::vector<TagPlatforms>> listTagsWithPlatforms(
     tb::registry::RegistryClient& client, const std::string& repository,
-    const std::atomic<bool>& cancel, const std::function<void(int, int)>& progress);
+    const tb::StopToken& cancel, const tb::ProgressFn& progress);
 
 /// True when `a` is an older tag than `b`, comparing digit runs as numbers
 /// ("25.9" < "25.10").

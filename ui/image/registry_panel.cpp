@@ -1,6 +1,6 @@
 // The panel keeps no registry state of its own beyond the last answer: the
-// fields say what the next call asks, the runner does it off the GUI thread,
-// and the outcome replaces the tag list or the declaration. Credentials go
+// fields say what the next call asks, a background task makes it off the GUI
+// thread, and the outcome replaces the tag list or the declaration. Credentials go
 // from RegistryConnectionFields to the client and back to the fields' store
 // only; no message the panel shows is built from them.
 #include "ui/image/registry_panel.h"
@@ -20,6 +20,7 @@
 #include "ui/image/registry_tag_model.h"
 #include "ui/image/registry_tag_sort_proxy.h"
 #include "ui/qt_text.h"
+#include "ui/widgets/background_task.h"
 
 namespace tb::ui {
 namespace {
@@ -39,16 +40,16 @@ RegistryPanel::RegistryPanel(CatalogSession& session, SettingsAccess access, QWi
                              const QString& keychainService)
     : QGroupBox(tr("Registry"), parent), session_(session) {
   setObjectName(QStringLiteral("registryPanel"));
-  runner_ = new RegistryRunner(this);
+  calls_ = new BackgroundTask(BackgroundTask::Policy::Refuse, this);
   fields_ = new RegistryConnectionFields(session_, access, keychainService, this);
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(fields_);
   layout->addWidget(buildTagList(), 1);
 
-  connect(runner_, &RegistryRunner::started, this, [this] { setRunning(true); });
-  connect(runner_, &RegistryRunner::progress, status_, &QLabel::setText);
-  connect(runner_, &RegistryRunner::finished, this, &RegistryPanel::onFinished);
+  connect(calls_, &BackgroundTask::progressed, this, [this](qint64 done, qint64 total) {
+    status_->setText(tr("Reading platforms %1 of %2").arg(done).arg(total));
+  });
   setRunning(false);
 }
 
@@ -124,28 +125,41 @@ QWidget* RegistryPanel::buildTagList() {
   return box;
 }
 
+bool RegistryPanel::isBusy() const noexcept { return calls_->isRunning(); }
+
 void RegistryPanel::refresh() {
   inFlight_ = target();
   if (inFlight_.repository.empty()) {
     status_->setText(tr("Type the repository to list, such as egslingjun/training-nv-pytorch."));
     return;
   }
-  if (runner_->listTags(inFlight_))
-    status_->setText(tr("Listing tags of %1…").arg(toQString(inFlight_.host)));
+  const bool started = calls_->start(
+      [target = inFlight_](const tb::StopToken& cancel, const tb::ProgressFn& progress) {
+        return listRegistryTags(target, cancel, progress);
+      },
+      [this](const RegistryOutcome& outcome) { onFinished(outcome); });
+  if (!started) return;
+  setRunning(true);
+  status_->setText(tr("Listing tags of %1…").arg(toQString(inFlight_.host)));
 }
 
 void RegistryPanel::checkSelectedTag() {
   const QString tag = selectedTag();
-  if (tag.isEmpty() || runner_->isRunning()) return;
+  if (tag.isEmpty() || calls_->isRunning()) return;
   inFlight_ = target();
-  if (runner_->inspectTag(inFlight_, tag)) {
-    status_->setText(tr("Reading the image configurations of %1…").arg(tag));
-  }
+  const bool started = calls_->start(
+      [target = inFlight_, tag](const tb::StopToken& cancel) {
+        return inspectRegistryTag(target, tag, cancel);
+      },
+      [this](const RegistryOutcome& outcome) { onFinished(outcome); });
+  if (!started) return;
+  setRunning(true);
+  status_->setText(tr("Reading the image configurations of %1…").arg(tag));
 }
 
 void RegistryPanel::cancel() {
-  if (!runner_->isRunning()) return;
-  runner_->cancel();
+  if (!calls_->isRunning()) return;
+  calls_->cancel();
   status_->setText(tr("Cancelling…"));
 }
 
@@ -231,7 +245,7 @@ void RegistryPanel::setRunning(bool running) {
 }
 
 void RegistryPanel::updateButtons() {
-  const bool running = runner_->isRunning();
+  const bool running = calls_->isRunning();
   refresh_->setEnabled(!running);
   cancel_->setEnabled(running);
   check_->setEnabled(!running && !selectedTag().isEmpty());

@@ -1,6 +1,6 @@
 // The registry half of the Image page: which tags are really published, for
 // which architectures, and what a tag's image declares. The catalog half of
-// the page never waits for it: every call runs on RegistryRunner, and when
+// the page never waits for it: every call runs on a BackgroundTask, and when
 // the registry cannot be reached the panel says so while the page goes on
 // working from the catalog.
 #pragma once
@@ -11,19 +11,17 @@
 
 #include "tb/catalog/catalog.hpp"
 #include "tb/registry/image_declaration.hpp"
+#include "ui/image/registry_calls.h"
 #include "ui/image/registry_connection_fields.h"
-#include "ui/image/registry_runner.h"
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
-class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableView;
 
 namespace tb::ui {
 
+class BackgroundTask;
 class CatalogSession;
 class RegistryTagModel;
 class RegistryTagSortProxy;
@@ -48,27 +46,12 @@ class RegistryPanel : public QGroupBox {
   /// Drops the declaration; the verdict goes back to the catalog.
   void clearDeclaration();
 
-  [[nodiscard]] bool isBusy() const noexcept { return runner_->isRunning(); }
+  [[nodiscard]] bool isBusy() const noexcept;
   /// The request the fields describe now (credentials included).
   [[nodiscard]] RegistryLookupTarget target() const { return fields_->target(); }
 
-  [[nodiscard]] RegistryConnectionFields* connectionFields() const { return fields_; }
-  [[nodiscard]] QComboBox* hostCombo() const { return fields_->hostCombo(); }
-  [[nodiscard]] QLineEdit* repositoryEdit() const { return fields_->repositoryEdit(); }
-  [[nodiscard]] QLineEdit* userEdit() const { return fields_->userEdit(); }
-  [[nodiscard]] QLineEdit* secretEdit() const { return fields_->secretEdit(); }
-  [[nodiscard]] QCheckBox* plainHttpBox() const { return fields_->plainHttpBox(); }
-  [[nodiscard]] QLabel* insecureWarning() const { return fields_->insecureWarning(); }
-  [[nodiscard]] QLabel* storageLabel() const { return fields_->storageLabel(); }
-  [[nodiscard]] QPushButton* refreshButton() const { return refresh_; }
-  [[nodiscard]] QPushButton* cancelButton() const { return cancel_; }
-  [[nodiscard]] QProgressBar* busyIndicator() const { return busy_; }
-  [[nodiscard]] QLabel* statusLabel() const { return status_; }
-  [[nodiscard]] QTableView* tagView() const { return tagView_; }
+  /// The tags as the table shows them (sorted, newest first).
   [[nodiscard]] RegistryTagSortProxy* tagProxy() const { return proxy_; }
-  [[nodiscard]] QPushButton* checkButton() const { return check_; }
-  [[nodiscard]] QPushButton* useCatalogButton() const { return useCatalog_; }
-  [[nodiscard]] QLabel* declarationLabel() const { return declaration_; }
   [[nodiscard]] RegistryCredentialStore* credentialStore() const {
     return fields_->credentialStore();
   }
@@ -99,7 +82,8 @@ class RegistryPanel : public QGroupBox {
   [[nodiscard]] QString selectedTag() const;
 
   CatalogSession& session_;
-  RegistryRunner* runner_ = nullptr;
+  /// Refuse: one call at a time; Refresh and Check are disabled while one runs.
+  BackgroundTask* calls_ = nullptr;
   RegistryConnectionFields* fields_ = nullptr;
   RegistryTagModel* model_ = nullptr;
   RegistryTagSortProxy* proxy_ = nullptr;

@@ -66,6 +66,7 @@ QString componentTable(const tb::catalog::Release& release, const QColor& muted)
 }  // namespace
 
 ReleaseDetailsView::ReleaseDetailsView(QWidget* parent) : QGroupBox(tr("Release"), parent) {
+  setObjectName(QStringLiteral("releaseDetails"));
   image_ = new ElidedLabel(this);
   image_->setObjectName(QStringLiteral("imageReference"));
   vpc_ = new ElidedLabel(this);

@@ -5,6 +5,7 @@
 #include <QFont>
 #include <QLocale>
 
+#include "ui/data_size.h"
 #include "ui/memory/memory_view.h"
 
 namespace tb::ui {
@@ -57,7 +58,7 @@ QVariant BreakdownTableModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       switch (index.column()) {
         case Term: return isTotal ? tr("Total at the peak") : terms_.at(row).name;
-        case Size: return formatGiB(bytes);
+        case Size: return formatDataSize(bytes);
         case Share: return capacity_ > 0.0 ? shareText(share) : QString();
         default: return {};
       }

@@ -4,6 +4,7 @@
 
 #include <QFont>
 
+#include "ui/data_size.h"
 #include "ui/memory/memory_view.h"
 
 namespace tb::ui {
@@ -56,7 +57,7 @@ QVariant CurveTableModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       switch (index.column()) {
         case Policy: return policyAt(index.row());
-        case Peak: return formatGiB(peak);
+        case Peak: return formatDataSize(peak);
         case StepTime: return formatTimeRatio(point.timeRatio);
         case Fits: return fits ? tr("fits") : tr("over");
         default: return {};

@@ -40,6 +40,7 @@ QString parameterText(std::int64_t params) {
 }  // namespace
 
 MemoryInputsForm::MemoryInputsForm(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("memoryInputsForm"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(buildModelGroup());

@@ -1,9 +1,9 @@
 // A prediction plus a plan walks the step once per candidate K (about 15 ms
 // for an 80-layer model in a debug build, measured), too slow to redo on the
 // GUI thread for every keystroke. Changes are debounced and computed on a
-// worker; a result for inputs that have since changed is dropped and the
-// latest inputs computed again. The very first view is computed inline so
-// the page (and a --screenshot of it) never shows an empty state.
+// worker; a change supersedes the computation of older inputs, whose result
+// is dropped. The very first view is computed inline so the page (and a
+// --screenshot of it) never shows an empty state.
 #include "ui/memory/memory_page.h"
 
 #include <QGroupBox>
@@ -17,11 +17,13 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
+
+#include <chrono>
 
 #include "plotting/breakdown_bar_chart.h"
 #include "plotting/chart_theme.h"
 #include "plotting/tradeoff_chart.h"
+#include "ui/data_size.h"
 #include "ui/memory/breakdown_table_model.h"
 #include "ui/memory/curve_table_model.h"
 #include "ui/memory/memory_inputs_form.h"
@@ -31,7 +33,7 @@
 namespace tb::ui {
 namespace {
 
-constexpr int kDebounceMs = 150;
+constexpr std::chrono::milliseconds kDebounce{150};
 // Wide enough for a term or policy and its numbers; the window's default
 // width (with the form and the charts' legends) leaves no more.
 constexpr int kTableMinimumWidth = 310;
@@ -70,6 +72,7 @@ QWidget* side(QWidget* chart, QWidget* table, QWidget* parent) {
 
 MemoryPage::MemoryPage(const StudioSettings& settings, QWidget* parent)
     : QWidget(parent), settings_(settings.access()) {
+  setObjectName(QStringLiteral("memoryPage"));
   form_ = new MemoryInputsForm(this);
   auto* formScroll = new QScrollArea(this);
   formScroll->setWidget(form_);
@@ -90,10 +93,7 @@ MemoryPage::MemoryPage(const StudioSettings& settings, QWidget* parent)
   layout->setContentsMargins(12, 12, 12, 12);
   layout->addWidget(columns);
 
-  debounce_.setSingleShot(true);
-  debounce_.setInterval(kDebounceMs);
-  connect(&debounce_, &QTimer::timeout, this, &MemoryPage::startWorker);
-  connect(&watcher_, &QFutureWatcher<MemoryView>::finished, this, &MemoryPage::onWorkerFinished);
+  planning_.setDebounceInterval(kDebounce);
 
   form_->setInputs(settings_.load());
   present(computeMemoryView(form_->inputs()));
@@ -103,8 +103,6 @@ MemoryPage::MemoryPage(const StudioSettings& settings, QWidget* parent)
     if (view_.ok() && !policy.isEmpty()) Q_EMIT recomputeRecommended(policy, view_.runtime);
   });
 }
-
-MemoryPage::~MemoryPage() { watcher_.waitForFinished(); }
 
 QWidget* MemoryPage::buildResults() {
   auto* results = new QWidget(this);
@@ -160,31 +158,15 @@ void MemoryPage::setBusy(bool busy) {
 }
 
 void MemoryPage::onInputsChanged() {
-  settings_.save(form_->inputs());
-  ++requested_;
-  setBusy(true);
-  debounce_.start();
-}
-
-void MemoryPage::startWorker() {
-  if (watcher_.isRunning()) return;  // onWorkerFinished starts the latest inputs
   const MemoryPageInputs inputs = form_->inputs();
-  const quint64 generation = requested_;
-  watcher_.setFuture(QtConcurrent::run([inputs, generation] {
-    MemoryView view = computeMemoryView(inputs);
-    view.generation = generation;
-    return view;
-  }));
-}
-
-void MemoryPage::onWorkerFinished() {
-  const MemoryView view = watcher_.result();
-  if (view.generation != requested_) {
-    if (!debounce_.isActive()) startWorker();
-    return;
-  }
-  present(view);
-  if (!debounce_.isActive()) setBusy(false);
+  settings_.save(inputs);
+  setBusy(true);
+  // Only the latest inputs' view arrives, so the page is idle once it does.
+  planning_.start([inputs] { return computeMemoryView(inputs); },
+                  [this](const MemoryView& view) {
+                    present(view);
+                    setBusy(false);
+                  });
 }
 
 void MemoryPage::present(const MemoryView& view) {
@@ -199,7 +181,7 @@ void MemoryPage::present(const MemoryView& view) {
   }
   const auto budget = static_cast<double>(view.budgetBytes);
   breakdownChart_->setBreakdown(terms, budget,
-                                tr("%1: %2").arg(view.cardLabel, formatGiB(budget)));
+                                tr("%1: %2").arg(view.cardLabel, formatDataSize(budget)));
   breakdownModel_->setBreakdown(terms, budget, colors);
   tradeoffChart_->setData(view.ok() ? tradeoffData(view) : tb::plotting::TradeoffData{});
   curveModel_->setPlan(view.ok() ? view.plan : tb::memory::RecomputePlan{});
@@ -217,13 +199,13 @@ void MemoryPage::present(const MemoryView& view) {
     const auto smallest = static_cast<double>(view.plan.smallestBudgetBytes);
     recommendation_->setText(
         tr("No recompute policy fits; the smallest budget that would is %1.")
-            .arg(formatGiB(smallest)));
+            .arg(formatDataSize(smallest)));
   } else {
     recommendation_->setText(
         tr("Recommended: <b>--recompute %1</b> \u2014 peak %2 of %3, step time %4 "
            "<span style='color:gray'>(planned in %5 ms)</span>")
-            .arg(policy, formatGiB(static_cast<double>(view.plan.predictedPeakBytes)),
-                 formatGiB(budget), formatTimeRatio(1.0 + view.plan.timeOverheadRatio),
+            .arg(policy, formatDataSize(static_cast<double>(view.plan.predictedPeakBytes)),
+                 formatDataSize(budget), formatTimeRatio(1.0 + view.plan.timeOverheadRatio),
                  QString::number(view.computeMs, 'f', 0)));
   }
 }

@@ -4,13 +4,12 @@
 // breakdown bar, the trade-off curve and their tables on the right show.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QString>
-#include <QTimer>
 #include <QWidget>
 
 #include "ui/memory/memory_settings.h"
 #include "ui/memory/memory_view.h"
+#include "ui/widgets/background_task.h"
 
 class QLabel;
 class QPushButton;
@@ -36,20 +35,15 @@ class MemoryPage : public QWidget {
  public:
   /// `settings` says whether inputs may be written back; it must outlive the page.
   explicit MemoryPage(const StudioSettings& settings, QWidget* parent = nullptr);
-  ~MemoryPage() override;
 
   /// True while a change waits for its debounce or a worker computes.
   [[nodiscard]] bool isBusy() const;
   /// What the page shows now.
   [[nodiscard]] const MemoryView& view() const { return view_; }
 
-  [[nodiscard]] MemoryInputsForm* form() const { return form_; }
-  [[nodiscard]] MemorySummaryBanner* summary() const { return summary_; }
-  [[nodiscard]] tb::plotting::BreakdownBarChart* breakdownChart() const { return breakdownChart_; }
-  [[nodiscard]] tb::plotting::TradeoffChart* tradeoffChart() const { return tradeoffChart_; }
+  /// The models behind the breakdown and curve tables (the tables sort a proxy).
   [[nodiscard]] BreakdownTableModel* breakdownModel() const { return breakdownModel_; }
   [[nodiscard]] CurveTableModel* curveModel() const { return curveModel_; }
-  [[nodiscard]] QPushButton* useRecommendationButton() const { return useButton_; }
 
  Q_SIGNALS:
   /// The planner's policy as --recompute spells it ("none", "selective",
@@ -61,8 +55,6 @@ class MemoryPage : public QWidget {
  private:
   QWidget* buildResults();
   void onInputsChanged();
-  void startWorker();
-  void onWorkerFinished();
   void present(const MemoryView& view);
   void setBusy(bool busy);
 
@@ -77,9 +69,9 @@ class MemoryPage : public QWidget {
   QTableView* curveTable_ = nullptr;
   QLabel* recommendation_ = nullptr;
   QPushButton* useButton_ = nullptr;
-  QTimer debounce_;
-  QFutureWatcher<MemoryView> watcher_;
-  quint64 requested_ = 0;  ///< generation of the latest inputs
+  /// Debounce: typing recomputes once the keys pause, and only for the
+  /// latest inputs.
+  BackgroundTask planning_{BackgroundTask::Policy::Debounce};
   bool busy_ = false;
   MemoryView view_;
 };

@@ -8,16 +8,16 @@
 #include <cmath>
 #include <optional>
 
+#include "tb/common/units.hpp"
 #include "tb/model/model_config.hpp"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = 1024.0 * kMiB;
-
-GpuCard card(const char* name, double mib) { return {QString::fromLatin1(name), mib / 1024.0}; }
+GpuCard card(const char* name, double mib) {
+  return {QString::fromLatin1(name), mib * tb::kMiB / tb::kGiB};
+}
 
 // The field if it differs from the preset's, so applyOverrides names the
 // result "<preset>+custom" only when something really changed.
@@ -52,9 +52,11 @@ MemoryPageInputs withPresetShape(MemoryPageInputs inputs, const QString& preset)
 
 std::uint64_t budgetBytes(const MemoryPageInputs& inputs) {
   for (const GpuCard& gpu : gpuCards()) {
-    if (gpu.name == inputs.card) return static_cast<std::uint64_t>(std::llround(gpu.gib * kGiB));
+    if (gpu.name == inputs.card) {
+      return static_cast<std::uint64_t>(std::llround(gpu.gib * tb::kGiB));
+    }
   }
-  return static_cast<std::uint64_t>(std::llround(std::max(0.0, inputs.customGiB) * kGiB));
+  return static_cast<std::uint64_t>(std::llround(std::max(0.0, inputs.customGiB) * tb::kGiB));
 }
 
 tb::Expected<tb::memory::PredictionInput> toPredictionInput(const MemoryPageInputs& inputs) {

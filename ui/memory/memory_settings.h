@@ -1,5 +1,5 @@
-// What the Memory page remembers between sessions, in its own "memory/"
-// group of the Studio's settings; the keys live only here.
+// What the Memory page remembers between sessions, in the "memory/" keys of
+// the Studio's settings (declared in studio_settings.h).
 #pragma once
 
 #include "ui/memory/memory_page_inputs.h"
@@ -7,7 +7,7 @@
 
 namespace tb::ui {
 
-/// Reads and writes the "memory/" group; a read-only access (screenshots)
+/// Reads and writes the "memory/" keys; a read-only access (screenshots)
 /// never writes.
 class MemorySettings {
  public:

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include "ui/data_size.h"
 #include "ui/memory/memory_view.h"
 
 namespace tb::ui {
@@ -46,22 +47,24 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
     const double fullPeak =
         plan.curve.empty() ? peak : static_cast<double>(plan.curve.back().peakBytes);
     present(VerdictTone::Unsupported,
-         tr("Nothing fits on %1 (%2)").arg(view.cardLabel, formatGiB(budget)),
+         tr("Nothing fits on %1 (%2)").arg(view.cardLabel, formatDataSize(budget)),
          tr("Even full recomputation peaks at %1. The smallest budget that would fit is %2 "
             "(with the planner's %3 % margin). Shard more (ZeRO-3, more data-parallel ranks, "
             "tensor or pipeline parallel) or shorten the sequence.")
-             .arg(formatGiB(fullPeak), formatGiB(static_cast<double>(plan.smallestBudgetBytes)))
+             .arg(formatDataSize(fullPeak),
+                  formatDataSize(static_cast<double>(plan.smallestBudgetBytes)))
              .arg(QString::number(100.0 * plan.margin, 'f', 0)));
     return;
   }
   const QString recommendation =
       tr("Recommended: --recompute %1 \u2014 peak %2, step time %3.")
-          .arg(recommendedPolicy(plan), formatGiB(static_cast<double>(plan.predictedPeakBytes)),
+          .arg(recommendedPolicy(plan),
+               formatDataSize(static_cast<double>(plan.predictedPeakBytes)),
                formatTimeRatio(1.0 + plan.timeOverheadRatio));
   if (peak <= budget * (1.0 - plan.margin)) {
     present(VerdictTone::Supported,
          tr("Fits: %1 of %2 on %3 (%4 %)")
-             .arg(formatGiB(peak), formatGiB(budget), view.cardLabel)
+             .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
              .arg(QString::number(100.0 * peak / budget, 'f', 0)),
          tr("With --recompute %1, peaking at %2. ")
                  .arg(policy, QString::fromStdString(view.prediction.peakPhase)) +
@@ -69,10 +72,10 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
     return;
   }
   present(VerdictTone::ForwardCompatible,
-       tr("Over by %1 with --recompute %2").arg(formatGiB(peak - budget * (1.0 - plan.margin)),
-                                                 policy),
+       tr("Over by %1 with --recompute %2")
+           .arg(formatDataSize(peak - budget * (1.0 - plan.margin)), policy),
        tr("The peak is %1 against %2 on %3 less a %4 % margin. ")
-               .arg(formatGiB(peak), formatGiB(budget), view.cardLabel)
+               .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
                .arg(QString::number(100.0 * plan.margin, 'f', 0)) +
            recommendation);
 }

@@ -12,8 +12,6 @@
 namespace tb::ui {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 QString term(const char* text) { return QCoreApplication::translate("tb::ui::MemoryPage", text); }
 
 QString cardLabel(const MemoryPageInputs& inputs) {
@@ -93,11 +91,6 @@ tb::plotting::TradeoffData tradeoffData(const MemoryView& view) {
   if (const auto k = tb::memory::curveK(plan)) data.recommendedK = static_cast<int>(*k);
   data.selectiveRecommended = offCurve.has_value();
   return data;
-}
-
-QString formatGiB(double bytes) {
-  const double gib = bytes / kGiB;
-  return QString::number(gib, 'f', gib < 10.0 ? 2 : 1) + QStringLiteral(" GiB");
 }
 
 QString formatTimeRatio(double ratio) {

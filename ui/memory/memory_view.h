@@ -25,7 +25,6 @@ struct MemoryView {
   std::uint64_t budgetBytes = 0;
   QString cardLabel;          ///< "H100 80GB" or "Custom 30 GiB"
   double computeMs = 0.0;     ///< how long prediction and plan took
-  quint64 generation = 0;     ///< which request this answers
 
   [[nodiscard]] bool ok() const { return error.isEmpty(); }
 };
@@ -51,8 +50,6 @@ struct OffCurveChoice {
 /// The recommendation as --recompute spells it; empty when nothing fits.
 [[nodiscard]] QString recommendedPolicy(const tb::memory::RecomputePlan& plan);
 
-/// "61.2 GiB"
-[[nodiscard]] QString formatGiB(double bytes);
 /// "+8.1 %" for a ratio of 1.081
 [[nodiscard]] QString formatTimeRatio(double ratio);
 

@@ -35,6 +35,7 @@ std::size_t indexOf(tb::config::ArtifactKind kind) {
 }  // namespace
 
 ArtifactPreview::ArtifactPreview(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("artifactPreview"));
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName(QStringLiteral("artifactTabs"));
   tabs_->setDocumentMode(true);

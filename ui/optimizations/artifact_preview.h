@@ -39,7 +39,6 @@ class ArtifactPreview : public QWidget {
   void showKind(tb::config::ArtifactKind kind);
   /// The kind of the tab shown.
   [[nodiscard]] tb::config::ArtifactKind currentKind() const;
-  [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
 
   /// Copies the current tab's file to the clipboard.
   void copyCurrent();

@@ -31,7 +31,6 @@ class FileViewerDialog : public QDialog {
   [[nodiscard]] int highlightedLine() const noexcept { return line_; }
   /// The highlighted line's text, empty when none.
   [[nodiscard]] QString highlightedText() const;
-  [[nodiscard]] LineNumberedView* editor() const { return editor_; }
 
  private:
   void highlightLine(int line);

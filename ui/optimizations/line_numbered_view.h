@@ -14,6 +14,8 @@ namespace tb::ui {
 /// A QPlainTextEdit with line numbers, a faint band on the cursor's line
 /// and a stronger one on a marked line (the finding being shown).
 class LineNumberedView : public QPlainTextEdit {
+  Q_OBJECT
+
  public:
   explicit LineNumberedView(QWidget* parent = nullptr);
 
@@ -23,7 +25,6 @@ class LineNumberedView : public QPlainTextEdit {
 
   /// Width the gutter needs for the document's largest line number.
   [[nodiscard]] int gutterWidth() const;
-  [[nodiscard]] QWidget* gutter() const { return gutter_; }
   /// The 1-based line whose band follows the cursor.
   [[nodiscard]] int currentLine() const;
 

@@ -51,6 +51,7 @@ QSpinBox* spin(QWidget* parent, const QString& objectName, int low, int high) {
 }  // namespace
 
 OptimizationForm::OptimizationForm(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("optimizationForm"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(8);

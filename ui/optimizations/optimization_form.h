@@ -34,16 +34,6 @@ class OptimizationForm : public QWidget {
   /// The VPC regions of the current release; an empty list disables VPC.
   void setVpcRegions(const QStringList& regions);
 
-  [[nodiscard]] QCheckBox* compileBox() const { return compile_; }
-  [[nodiscard]] QCheckBox* gradientCheckpointingBox() const { return gradientCheckpointing_; }
-  [[nodiscard]] QCheckBox* checkpointOptimizationBox() const { return checkpointOpt_; }
-  [[nodiscard]] QCheckBox* bf16Box() const { return bf16_; }
-  [[nodiscard]] QComboBox* zeroStageCombo() const { return zeroStage_; }
-  [[nodiscard]] QComboBox* gpusCombo() const { return gpus_; }
-  [[nodiscard]] QSpinBox* nodesSpin() const { return nodes_; }
-  [[nodiscard]] QComboBox* registryCombo() const { return registry_; }
-  [[nodiscard]] QComboBox* regionCombo() const { return region_; }
-
  Q_SIGNALS:
   /// Any field changed by the user.
   void configChanged();

@@ -1,7 +1,8 @@
-// What the Optimizations page remembers between sessions, in its own
-// "optimizations/" group of the Studio's settings. The keys live only here;
-// the page's ImageConfig round-trips through them field by field so a key
-// written by an older build with a missing field falls back to its default.
+// What the Optimizations page remembers between sessions, in the
+// "optimizations/" keys of the Studio's settings (declared in
+// studio_settings.h). The page's ImageConfig round-trips through them field
+// by field so a file written by an older build with a missing field falls
+// back to that field's default.
 #pragma once
 
 #include <QStringList>
@@ -20,8 +21,8 @@ struct OptimizationChoices {
   tb::config::ArtifactKind previewTab = tb::config::ArtifactKind::Env;
 };
 
-/// Reads and writes the "optimizations/" group of the organization's
-/// settings; a read-only access (screenshots) never writes.
+/// Reads and writes the "optimizations/" keys; a read-only access
+/// (screenshots) never writes.
 class OptimizationSettings {
  public:
   explicit OptimizationSettings(SettingsAccess access) : access_(access) {}

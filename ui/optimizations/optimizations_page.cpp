@@ -53,6 +53,7 @@ QString severityMark(tb::config::Severity severity) {
 OptimizationsPage::OptimizationsPage(CatalogSession& session, const StudioSettings& settings,
                                      QWidget* parent)
     : QWidget(parent), session_(session), settings_(settings.access()) {
+  setObjectName(QStringLiteral("optimizationsPage"));
   form_ = new OptimizationForm(this);
   preview_ = new ArtifactPreview(this);
   validation_ = new ValidationPanel(session_, this);

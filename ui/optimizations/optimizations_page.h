@@ -37,13 +37,6 @@ class OptimizationsPage : public QWidget {
   /// True while validation runs; screenshots and tests wait for it.
   [[nodiscard]] bool isBusy() const;
 
-  [[nodiscard]] OptimizationForm* form() const { return form_; }
-  [[nodiscard]] ArtifactPreview* preview() const { return preview_; }
-  [[nodiscard]] ValidationPanel* validationPanel() const { return validation_; }
-  [[nodiscard]] QLabel* releaseLabel() const { return releaseLabel_; }
-  [[nodiscard]] QLabel* checksLabel() const { return checks_; }
-  [[nodiscard]] QLabel* statusLine() const { return status_; }
-
  public Q_SLOTS:
   /// The Memory page's advice: `recompute` true turns gradient checkpointing
   /// and checkpoint optimization on; false turns both off (checkpointing

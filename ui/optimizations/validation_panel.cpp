@@ -26,6 +26,7 @@ namespace tb::ui {
 
 ValidationPanel::ValidationPanel(CatalogSession& session, QWidget* parent)
     : QWidget(parent), session_(session) {
+  setObjectName(QStringLiteral("validationPanel"));
   setAcceptDrops(true);
   model_ = new FindingTableModel(this);
   proxy_ = new FindingFilterProxy(this);
@@ -102,22 +103,21 @@ ValidationPanel::ValidationPanel(CatalogSession& session, QWidget* parent)
 
   connect(add, &QPushButton::clicked, this, &ValidationPanel::chooseFiles);
   connect(clear_, &QPushButton::clicked, this, &ValidationPanel::clearFiles);
-  connect(cancel_, &QPushButton::clicked, &runner_, &ValidationRunner::cancel);
+  connect(cancel_, &QPushButton::clicked, &validation_, &BackgroundTask::cancel);
   connect(severityFilter_, &QComboBox::currentIndexChanged, this, [this] {
     proxy_->setLowestSeverity(
         static_cast<tb::config::Severity>(severityFilter_->currentData().toInt()));
   });
   connect(view_, &QTableView::activated, this, &ValidationPanel::openFinding);
-  connect(&runner_, &ValidationRunner::progress, this, [this](int done, int total) {
-    progress_->setRange(0, total);
-    progress_->setValue(done);
+  connect(&validation_, &BackgroundTask::progressed, this, [this](qint64 done, qint64 total) {
+    progress_->setRange(0, static_cast<int>(total));
+    progress_->setValue(static_cast<int>(done));
   });
-  connect(&runner_, &ValidationRunner::finished, this, &ValidationPanel::onFinished);
   connect(&session_, &CatalogSession::catalogChanged, this, &ValidationPanel::revalidate);
   revalidate();
 }
 
-bool ValidationPanel::isBusy() const { return runner_.isRunning(); }
+bool ValidationPanel::isBusy() const { return validation_.isRunning(); }
 
 void ValidationPanel::addFiles(const QStringList& paths) {
   bool added = false;
@@ -161,17 +161,23 @@ void ValidationPanel::revalidate() {
   view_->setVisible(!empty);
   clear_->setEnabled(!empty);
   if (empty) {
-    runner_.cancel();
+    validation_.cancel();
     model_->setRows({});
     summary_->setText(tr("No files yet: drop some here or use Add files\u2026"));
     return;
   }
-  const bool wasBusy = runner_.isRunning();
+  const bool wasBusy = validation_.isRunning();
   summary_->setText(tr("Checking %n file(s)\u2026", nullptr, static_cast<int>(files_.size())));
   progress_->setRange(0, 0);
   progress_->show();
   cancel_->show();
-  runner_.start(files_, session_.catalog());
+  // The worker gets copies: the list and the catalog may change while it reads.
+  validation_.start(
+      [paths = files_, catalog = session_.catalog()](const tb::StopToken& stop,
+                                                     const tb::ProgressFn& progress) {
+        return validatePaths(paths, catalog, stop, progress);
+      },
+      [this](const ValidationResult& result) { onFinished(result); });
   if (!wasBusy) Q_EMIT busyChanged(true);
 }
 

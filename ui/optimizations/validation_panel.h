@@ -6,7 +6,8 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "ui/optimizations/validation_runner.h"
+#include "ui/optimizations/file_validation.h"
+#include "ui/widgets/background_task.h"
 
 class QComboBox;
 class QLabel;
@@ -40,12 +41,9 @@ class ValidationPanel : public QWidget {
   /// Opens the viewer at the finding of a row of the view (proxy index).
   void openFinding(const QModelIndex& proxyIndex);
 
+  /// Every finding of the last run, and the sorted, filtered view of them.
   [[nodiscard]] FindingTableModel* model() const { return model_; }
   [[nodiscard]] FindingFilterProxy* proxy() const { return proxy_; }
-  [[nodiscard]] QTableView* view() const { return view_; }
-  [[nodiscard]] QLabel* summaryLabel() const { return summary_; }
-  /// The viewer, created on first use; nullptr before.
-  [[nodiscard]] FileViewerDialog* viewer() const { return viewer_; }
 
  Q_SIGNALS:
   /// The list of files changed (for settings).
@@ -64,7 +62,9 @@ class ValidationPanel : public QWidget {
   void onFinished(const ValidationResult& result);
 
   CatalogSession& session_;
-  ValidationRunner runner_;
+  /// Supersede: every change of the list re-validates, and only the newest
+  /// list's findings are shown.
+  BackgroundTask validation_{BackgroundTask::Policy::Supersede};
   QStringList files_;
   FindingTableModel* model_ = nullptr;
   FindingFilterProxy* proxy_ = nullptr;

@@ -47,13 +47,6 @@ class ReportsPage : public QWidget {
   /// Writes the report in the chosen format to `path`.
   tb::Status exportTo(const QString& path);
 
-  [[nodiscard]] QRadioButton* fromAblationButton() const { return fromAblation_; }
-  [[nodiscard]] QRadioButton* fromFileButton() const { return fromFile_; }
-  [[nodiscard]] QComboBox* formatBox() const { return format_; }
-  [[nodiscard]] QLineEdit* imageTagEdit() const { return imageTag_; }
-  [[nodiscard]] QTextBrowser* preview() const { return preview_; }
-  [[nodiscard]] QPushButton* exportButton() const { return export_; }
-  [[nodiscard]] QLabel* statusLabel() const { return status_; }
   [[nodiscard]] const std::vector<tb::report::ReportChart>& charts() const {
     return charts_.charts;
   }

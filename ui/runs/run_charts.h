@@ -29,10 +29,6 @@ class RunCharts : public QWidget {
   void appendSample(const tb::runs::StepSample& sample);
   void setSamples(const std::vector<tb::runs::StepSample>& samples);
 
-  [[nodiscard]] tb::plotting::LineChart* lossChart() const { return loss_; }
-  [[nodiscard]] tb::plotting::LineChart* throughputChart() const { return throughput_; }
-  [[nodiscard]] tb::plotting::MemoryGauge* memoryGauge() const { return memory_; }
-
  private:
   tb::plotting::LineChart* loss_;
   tb::plotting::LineChart* throughput_;

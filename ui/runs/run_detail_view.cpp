@@ -1,11 +1,10 @@
-// Only the newest request's result is drawn: if the user clicks through the
-// list faster than files load, older results arrive and are dropped.
+// Only the newest request's result is drawn: a newer selection supersedes
+// the load in flight, and a run cleared while loading draws nothing.
 #include "ui/runs/run_detail_view.h"
 
 #include <QLabel>
 #include <QLocale>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "ui/qt_text.h"
 #include "ui/runs/run_charts.h"
@@ -18,6 +17,7 @@ RunDetailView::RunDetailView(QWidget* parent)
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   problems_->setObjectName(QStringLiteral("runDetailProblems"));
+  charts_->setObjectName(QStringLiteral("runDetailCharts"));
   problems_->setWordWrap(true);
   problems_->setVisible(false);
   auto* layout = new QVBoxLayout(this);
@@ -25,7 +25,6 @@ RunDetailView::RunDetailView(QWidget* parent)
   layout->addWidget(header_);
   layout->addWidget(problems_);
   layout->addWidget(charts_, 1);
-  connect(&watcher_, &QFutureWatcherBase::finished, this, &RunDetailView::onLoaded);
   clearRun();
 }
 
@@ -42,13 +41,12 @@ void RunDetailView::showRun(const tb::runs::RunRecord& run) {
   header_->setText(text);
   charts_->clear();
   problems_->setVisible(false);
-  if (!watcher_.isRunning()) startLoading();  // else onLoaded() starts it
-}
-
-void RunDetailView::startLoading() {
-  loadingDirectory_ = directory_;
-  const std::filesystem::path dir = toStdString(directory_);
-  watcher_.setFuture(QtConcurrent::run([dir] { return tb::runs::readEvents(dir); }));
+  const std::filesystem::path dir = run.dir;
+  loading_.start([dir] { return tb::runs::readEvents(dir); },
+                 [this, shown = directory_](const tb::Expected<tb::runs::EventFile>& result) {
+                   // Cleared, or showing another run, since: not this view's answer.
+                   if (shown == directory_) onLoaded(result);
+                 });
 }
 
 void RunDetailView::clearRun() {
@@ -60,13 +58,7 @@ void RunDetailView::clearRun() {
 
 QString RunDetailView::headerText() const { return header_->text(); }
 
-void RunDetailView::onLoaded() {
-  // The selection moved on while loading: drop this result, load the newest.
-  if (loadingDirectory_ != directory_) {
-    if (!directory_.isEmpty()) startLoading();
-    return;
-  }
-  const auto result = watcher_.result();
+void RunDetailView::onLoaded(const tb::Expected<tb::runs::EventFile>& result) {
   if (!result) {
     problems_->setText(toQString(result.error().message));
     problems_->setVisible(true);

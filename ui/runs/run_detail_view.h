@@ -3,13 +3,13 @@
 // older load instead of racing it.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 
 #include "tb/common/expected.hpp"
 #include "tb/runs/run_event.hpp"
 #include "tb/runs/run_store.hpp"
+#include "ui/widgets/background_task.h"
 
 class QLabel;
 
@@ -28,8 +28,7 @@ class RunDetailView : public QWidget {
   void showRun(const tb::runs::RunRecord& run);
   void clearRun();
 
-  [[nodiscard]] RunCharts* charts() const { return charts_; }
-  [[nodiscard]] bool isLoading() const { return watcher_.isRunning(); }
+  [[nodiscard]] bool isLoading() const { return loading_.isRunning(); }
   [[nodiscard]] QString shownDirectory() const { return directory_; }
   [[nodiscard]] QString headerText() const;
 
@@ -38,15 +37,15 @@ class RunDetailView : public QWidget {
   void loaded();
 
  private:
-  void startLoading();
-  void onLoaded();
+  void onLoaded(const tb::Expected<tb::runs::EventFile>& result);
 
   QLabel* header_;
   QLabel* problems_;
   RunCharts* charts_;
-  QFutureWatcher<tb::Expected<tb::runs::EventFile>> watcher_;
+  /// Supersede: clicking through the list faster than files load reads only
+  /// the newest selection's events.
+  BackgroundTask loading_{BackgroundTask::Policy::Supersede};
   QString directory_;
-  QString loadingDirectory_;  ///< what the running load reads
 };
 
 }  // namespace tb::ui

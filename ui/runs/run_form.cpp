@@ -299,11 +299,6 @@ void RunForm::setRuntime(const QString& runtime) {
 }
 QString RunForm::runtime() const { return runtime_->currentData().toString(); }
 
-QSpinBox* RunForm::shapeSpin(int field) const {
-  const auto index = static_cast<std::size_t>(field);
-  return field >= 0 && index < kShapeFields ? shape_[index] : nullptr;
-}
-
 void RunForm::onPresetChosen() {
   const ModelConfig config = presetModel();
   filling_ = true;

@@ -74,16 +74,6 @@ class RunForm : public QWidget {
   [[nodiscard]] RunFormChoices choices() const;
   void setChoices(const RunFormChoices& choices);
 
-  [[nodiscard]] QComboBox* presetCombo() const { return preset_; }
-  [[nodiscard]] QComboBox* recomputeCombo() const { return recompute_; }
-  [[nodiscard]] QSpinBox* stepsSpin() const { return steps_; }
-  [[nodiscard]] QSpinBox* shapeSpin(int field) const;
-  [[nodiscard]] QComboBox* dataCombo() const { return data_; }
-  [[nodiscard]] QLineEdit* dataFileEdit() const { return dataFile_; }
-  [[nodiscard]] QComboBox* deviceCombo() const { return device_; }
-  [[nodiscard]] QComboBox* runtimeCombo() const { return runtime_; }
-  [[nodiscard]] QCheckBox* compileBox() const { return compile_; }
-
  Q_SIGNALS:
   /// Any field changed; arguments() may have become valid or invalid.
   void changed();

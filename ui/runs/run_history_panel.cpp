@@ -1,5 +1,6 @@
-// A refresh asked for while one is running is remembered, not dropped and not
-// run twice in parallel: the run that just ended must appear in the list.
+// A refresh asked for while one is running supersedes it rather than being
+// dropped: the run that just ended must appear in the list, and only a
+// listing started after it ended is sure to hold it.
 #include "ui/runs/run_history_panel.h"
 
 #include <QHBoxLayout>
@@ -11,7 +12,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "ui/qt_text.h"
 #include "ui/runs/run_detail_view.h"
@@ -67,31 +67,22 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
   connect(refresh_, &QPushButton::clicked, this, [this] { refresh(); });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &RunHistoryPanel::onSelectionChanged);
-  connect(&watcher_, &QFutureWatcherBase::finished, this, &RunHistoryPanel::onListed);
 }
 
 void RunHistoryPanel::refresh(const QString& selectDirectory) {
   if (!selectDirectory.isEmpty()) selectAfterRefresh_ = selectDirectory;
-  if (watcher_.isRunning()) {
-    refreshAgain_ = true;
-    return;
-  }
-  refresh_->setEnabled(false);
-  status_->setText(tr("Reading %1 …").arg(toQString(tb::runs::runStoreDirectory().string())));
   // The store is resolved here, on the GUI thread, so the worker reads no environment.
   const std::filesystem::path store = tb::runs::runStoreDirectory();
-  watcher_.setFuture(QtConcurrent::run([store] { return tb::runs::listRuns(store); }));
+  refresh_->setEnabled(false);
+  status_->setText(tr("Reading %1 …").arg(toQString(store.string())));
+  listing_.start([store] { return tb::runs::listRuns(store); },
+                 [this](tb::Expected<std::vector<tb::runs::RunRecord>> listed) {
+                   onListed(std::move(listed));
+                 });
 }
 
-void RunHistoryPanel::onListed() {
-  if (refreshAgain_) {
-    refreshAgain_ = false;
-    watcher_.setFuture(QtConcurrent::run(
-        [store = tb::runs::runStoreDirectory()] { return tb::runs::listRuns(store); }));
-    return;
-  }
+void RunHistoryPanel::onListed(tb::Expected<std::vector<tb::runs::RunRecord>> listed) {
   refresh_->setEnabled(true);
-  auto listed = watcher_.result();
   const QString store = toQString(tb::runs::runStoreDirectory().string());
   if (!listed) {
     status_->setText(toQString(listed.error().message));

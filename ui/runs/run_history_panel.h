@@ -4,7 +4,6 @@
 // store can hold thousands of runs on a network home directory).
 #pragma once
 
-#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 
@@ -12,6 +11,7 @@
 
 #include "tb/common/expected.hpp"
 #include "tb/runs/run_store.hpp"
+#include "ui/widgets/background_task.h"
 
 class QLabel;
 class QLineEdit;
@@ -33,19 +33,16 @@ class RunHistoryPanel : public QWidget {
 
   /// Lists the store again; the run in `selectDirectory` (if any) is then selected.
   void refresh(const QString& selectDirectory = {});
-  [[nodiscard]] bool isRefreshing() const { return watcher_.isRunning(); }
+  [[nodiscard]] bool isRefreshing() const { return listing_.isRunning(); }
 
   [[nodiscard]] RunTableModel* model() const { return model_; }
   [[nodiscard]] RunSortProxy* proxy() const { return proxy_; }
-  [[nodiscard]] QTableView* table() const { return table_; }
-  [[nodiscard]] RunDetailView* detail() const { return detail_; }
-  [[nodiscard]] QPushButton* refreshButton() const { return refresh_; }
 
  Q_SIGNALS:
   void refreshed();
 
  private:
-  void onListed();
+  void onListed(tb::Expected<std::vector<tb::runs::RunRecord>> listed);
   void onSelectionChanged();
 
   RunTableModel* model_;
@@ -55,9 +52,10 @@ class RunHistoryPanel : public QWidget {
   QPushButton* refresh_;
   QLabel* status_;
   RunDetailView* detail_;
-  QFutureWatcher<tb::Expected<std::vector<tb::runs::RunRecord>>> watcher_;
+  /// Supersede: a refresh asked for while one lists starts over, so a run
+  /// that ended after the older listing began still appears.
+  BackgroundTask listing_{BackgroundTask::Policy::Supersede};
   QString selectAfterRefresh_;
-  bool refreshAgain_ = false;
 };
 
 }  // namespace tb::ui

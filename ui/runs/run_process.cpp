@@ -3,83 +3,44 @@
 // an `end` event the exit status is all there is, and stderr says why.
 #include "ui/runs/run_process.h"
 
-#include <QTimer>
+#include <QByteArray>
+
+#include <string_view>
+#include <utility>
 
 #include "ui/qt_text.h"
+#include "ui/widgets/child_process.h"
 
 namespace tb::ui {
 
 using tb::runs::RunState;
 
-RunProcess::RunProcess(QObject* parent)
-    : QObject(parent), process_(new QProcess(this)), killTimer_(new QTimer(this)) {
-  killTimer_->setSingleShot(true);
-  connect(killTimer_, &QTimer::timeout, process_, &QProcess::kill);
-  connect(process_, &QProcess::readyReadStandardOutput, this, &RunProcess::readStdout);
-  connect(process_, &QProcess::readyReadStandardError, this, &RunProcess::readStderr);
-  connect(process_, &QProcess::finished, this, &RunProcess::onFinished);
-  connect(process_, &QProcess::errorOccurred, this, &RunProcess::onError);
-}
-
-RunProcess::~RunProcess() {
-  // A window closed mid-run must not leave a training process behind.
-  if (process_->state() != QProcess::NotRunning) {
-    process_->disconnect(this);
-    process_->kill();
-    process_->waitForFinished(2000);
-  }
+RunProcess::RunProcess(QObject* parent) : QObject(parent), child_(new ChildProcess(this)) {
+  child_->setStderrTailLines(kStderrTailLines);
+  child_->setStopGrace(kStopGrace);
+  connect(child_, &ChildProcess::stdoutLine, this, &RunProcess::handleLine);
+  connect(child_, &ChildProcess::stderrLine, this,
+          [this](const QByteArray& line) { Q_EMIT logLine(QString::fromUtf8(line)); });
+  connect(child_, &ChildProcess::finished, this, &RunProcess::onFinished);
 }
 
 void RunProcess::start(const QString& program, const QStringList& arguments) {
   if (isRunning()) return;
-  stdoutBuffer_.clear();
-  stderrBuffer_.clear();
-  stderrTail_.clear();
   runDir_.clear();
   summary_.reset();
-  stopRequested_ = false;
-  reported_ = false;
-  program_ = program;
-  process_->start(program, arguments);
+  child_->start(program, arguments);
 }
 
-void RunProcess::stop() {
-  if (!isRunning()) return;
-  stopRequested_ = true;
-  process_->terminate();
-  killTimer_->start(stopGrace_);
-}
+void RunProcess::stop() { child_->stop(); }
 
-bool RunProcess::isRunning() const { return process_->state() != QProcess::NotRunning; }
+bool RunProcess::isRunning() const { return child_->isRunning(); }
 
-qint64 RunProcess::processId() const { return process_->processId(); }
+qint64 RunProcess::processId() const { return child_->processId(); }
 
-void RunProcess::readStdout() {
-  stdoutBuffer_.append(process_->readAllStandardOutput());
-  qsizetype newline = 0;
-  while ((newline = stdoutBuffer_.indexOf('\n')) >= 0) {
-    const QByteArray line = stdoutBuffer_.left(newline);
-    stdoutBuffer_.remove(0, newline + 1);
-    if (!line.trimmed().isEmpty()) handleLine(line);
-  }
-}
-
-void RunProcess::readStderr() {
-  stderrBuffer_.append(process_->readAllStandardError());
-  qsizetype newline = 0;
-  while ((newline = stderrBuffer_.indexOf('\n')) >= 0) {
-    appendStderr(QString::fromUtf8(stderrBuffer_.left(newline)));
-    stderrBuffer_.remove(0, newline + 1);
-  }
-}
-
-void RunProcess::appendStderr(const QString& line) {
-  stderrTail_.append(line);
-  if (stderrTail_.size() > kStderrTailLines) stderrTail_.removeFirst();
-  Q_EMIT logLine(line);
-}
+void RunProcess::setStopGrace(std::chrono::milliseconds grace) { child_->setStopGrace(grace); }
 
 void RunProcess::handleLine(const QByteArray& line) {
+  if (line.trimmed().isEmpty()) return;
   auto event = tb::runs::parseEventLine(std::string_view(line.constData(),
                                                          static_cast<std::size_t>(line.size())));
   if (!event) {
@@ -92,48 +53,27 @@ void RunProcess::handleLine(const QByteArray& line) {
   Q_EMIT eventReceived(*event);
 }
 
-void RunProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
-  killTimer_->stop();
-  // Output still buffered when the pipe closed, including a last line without '\n'.
-  readStdout();
-  readStderr();
-  if (!stdoutBuffer_.trimmed().isEmpty()) handleLine(stdoutBuffer_);
-  if (!stderrBuffer_.isEmpty()) appendStderr(QString::fromUtf8(stderrBuffer_));
-  stdoutBuffer_.clear();
-  stderrBuffer_.clear();
-
+void RunProcess::onFinished(const ChildExit& ended) {
   RunOutcome outcome;
-  outcome.exitCode = exitCode;
-  if (summary_) {
+  outcome.exitCode = ended.exitCode;
+  outcome.stderrTail = ended.stderrTail;
+  outcome.runDir = runDir_;
+  if (ended.failedToStart) {
+    outcome.state = RunState::Failed;
+    outcome.message = tr("cannot start %1: %2").arg(child_->program(), ended.errorString);
+  } else if (summary_) {
     outcome.state = summary_->state;
     outcome.message = toQString(summary_->message);
-  } else if (stopRequested_) {
+  } else if (ended.stopRequested) {
     outcome.state = RunState::Interrupted;
     outcome.message = tr("stopped; the engine did not end within the grace period and was killed");
-  } else if (status == QProcess::CrashExit) {
+  } else if (ended.crashed) {
     outcome.state = RunState::Failed;
-    outcome.message = tr("the run process crashed (%1)").arg(process_->errorString());
+    outcome.message = tr("the run process crashed (%1)").arg(ended.errorString);
   } else {
     outcome.state = RunState::Failed;
-    outcome.message = tr("trainbench exited with code %1 without a summary").arg(exitCode);
+    outcome.message = tr("trainbench exited with code %1 without a summary").arg(ended.exitCode);
   }
-  finish(std::move(outcome));
-}
-
-void RunProcess::onError(QProcess::ProcessError error) {
-  // Every other error is followed by finished(); a failed start is not.
-  if (error != QProcess::FailedToStart) return;
-  RunOutcome outcome;
-  outcome.state = RunState::Failed;
-  outcome.message = tr("cannot start %1: %2").arg(program_, process_->errorString());
-  finish(std::move(outcome));
-}
-
-void RunProcess::finish(RunOutcome outcome) {
-  if (reported_) return;
-  reported_ = true;
-  outcome.stderrTail = stderrTail_.join(QLatin1Char('\n'));
-  outcome.runDir = runDir_;
   Q_EMIT finished(outcome);
 }
 

@@ -1,11 +1,10 @@
 // One `trainbench run` child process and its event stream. The child owns the
-// training; this object only reads: stdout line by line (a line may arrive in
-// pieces), stderr kept as a tail for the failure message. Every way a child
-// can end (summary, crash, kill, failure to start) becomes one RunOutcome.
+// training; this object only reads: each stdout line is an event, stderr is
+// for the log and, as a tail, for the failure message. Every way a child can
+// end (summary, crash, kill, failure to start) becomes one RunOutcome.
 #pragma once
 
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 
@@ -14,9 +13,12 @@
 
 #include "tb/runs/run_event.hpp"
 
-class QTimer;
+class QByteArray;
 
 namespace tb::ui {
+
+class ChildProcess;
+struct ChildExit;
 
 /// How a child run ended, as the page reports it.
 struct RunOutcome {
@@ -32,8 +34,9 @@ class RunProcess : public QObject {
   Q_OBJECT
 
  public:
+  /// The child is killed when this object goes, so a window closed mid-run
+  /// leaves no training process behind.
   explicit RunProcess(QObject* parent = nullptr);
-  ~RunProcess() override;
 
   /// Starts `program` with `arguments`; ignored while a run is going.
   void start(const QString& program, const QStringList& arguments);
@@ -41,10 +44,13 @@ class RunProcess : public QObject {
   void stop();
   [[nodiscard]] bool isRunning() const;
   [[nodiscard]] qint64 processId() const;
-  void setStopGrace(std::chrono::milliseconds grace) { stopGrace_ = grace; }
+  /// Between SIGTERM and SIGKILL (default kStopGrace).
+  void setStopGrace(std::chrono::milliseconds grace);
 
   /// Lines of stderr kept for the failure message.
   static constexpr int kStderrTailLines = 30;
+  /// Long enough for the engine to finish its step and write the summary.
+  static constexpr std::chrono::milliseconds kStopGrace{5000};
 
  Q_SIGNALS:
   void eventReceived(const tb::runs::RunEvent& event);
@@ -53,25 +59,12 @@ class RunProcess : public QObject {
   void finished(const tb::ui::RunOutcome& outcome);
 
  private:
-  void readStdout();
-  void readStderr();
   void handleLine(const QByteArray& line);
-  void appendStderr(const QString& line);
-  void onFinished(int exitCode, QProcess::ExitStatus status);
-  void onError(QProcess::ProcessError error);
-  void finish(RunOutcome outcome);
+  void onFinished(const ChildExit& ended);
 
-  QProcess* process_;
-  QTimer* killTimer_;
-  QByteArray stdoutBuffer_;
-  QByteArray stderrBuffer_;
-  QStringList stderrTail_;
-  QString program_;
+  ChildProcess* child_;
   QString runDir_;
-  std::optional<tb::runs::SummaryFields> summary_;
-  std::chrono::milliseconds stopGrace_{5000};
-  bool stopRequested_ = false;
-  bool reported_ = true;
+  std::optional<tb::runs::RunSummary> summary_;
 };
 
 }  // namespace tb::ui

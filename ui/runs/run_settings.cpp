@@ -1,35 +1,15 @@
 // The shape is stored as one list of eight numbers rather than eight keys:
 // it is written and read as a whole, and a list of the wrong length (an
 // older or hand-edited file) is dropped as a whole, leaving the preset's.
+// The keys are declared in studio_settings.h.
 #include "ui/runs/run_settings.h"
 
-#include <QSettings>
-#include <QVariantList>
-
-#include "ui/application_identity.h"
-
 namespace tb::ui {
-namespace {
-
-QString key(const char* name) { return QStringLiteral("runs/") + QString::fromLatin1(name); }
-
-int number(const QSettings& settings, const char* name, int fallback) {
-  bool ok = false;
-  const int value = settings.value(key(name), fallback).toInt(&ok);
-  return ok ? value : fallback;
-}
-
-QString text(const QSettings& settings, const char* name, const QString& fallback) {
-  return settings.value(key(name), fallback).toString();
-}
-
-}  // namespace
 
 RunFormChoices RunSettings::load() const {
-  const QSettings settings(organizationName(), applicationName());
   RunFormChoices c;
-  c.preset = text(settings, "preset", c.preset);
-  const QVariantList shape = settings.value(key("shape")).toList();
+  c.preset = keys::kRunsPreset.get(c.preset);
+  const QVariantList shape = keys::kRunsShape.get();
   if (static_cast<std::size_t>(shape.size()) == c.shape.size()) {
     for (std::size_t i = 0; i < c.shape.size(); ++i) {
       bool ok = false;
@@ -37,34 +17,33 @@ RunFormChoices RunSettings::load() const {
       c.shape[i] = ok ? value : 0;
     }
   }
-  c.steps = number(settings, "steps", c.steps);
-  c.threads = number(settings, "threads", c.threads);
-  c.recompute = text(settings, "recompute", c.recompute);
-  c.memoryBudgetMiB = number(settings, "memoryBudgetMiB", c.memoryBudgetMiB);
-  c.data = text(settings, "data", c.data);
-  c.dataFile = text(settings, "dataFile", c.dataFile);
-  c.device = text(settings, "device", c.device);
-  c.runtime = text(settings, "runtime", c.runtime);
-  c.compile = settings.value(key("compile"), c.compile).toBool();
+  c.steps = keys::kRunsSteps.get(c.steps);
+  c.threads = keys::kRunsThreads.get(c.threads);
+  c.recompute = keys::kRunsRecompute.get(c.recompute);
+  c.memoryBudgetMiB = keys::kRunsMemoryBudgetMiB.get(c.memoryBudgetMiB);
+  c.data = keys::kRunsData.get(c.data);
+  c.dataFile = keys::kRunsDataFile.get(c.dataFile);
+  c.device = keys::kRunsDevice.get(c.device);
+  c.runtime = keys::kRunsRuntime.get(c.runtime);
+  c.compile = keys::kRunsCompile.get(c.compile);
   return c;
 }
 
 void RunSettings::save(const RunFormChoices& c) const {
-  if (access_ == SettingsAccess::ReadOnly) return;
-  QSettings settings(organizationName(), applicationName());
-  settings.setValue(key("preset"), c.preset);
+  SettingsWriter out(access_);
+  keys::kRunsPreset.set(out, c.preset);
   QVariantList shape;
   for (const int value : c.shape) shape.append(value);
-  settings.setValue(key("shape"), shape);
-  settings.setValue(key("steps"), c.steps);
-  settings.setValue(key("threads"), c.threads);
-  settings.setValue(key("recompute"), c.recompute);
-  settings.setValue(key("memoryBudgetMiB"), c.memoryBudgetMiB);
-  settings.setValue(key("data"), c.data);
-  settings.setValue(key("dataFile"), c.dataFile);
-  settings.setValue(key("device"), c.device);
-  settings.setValue(key("runtime"), c.runtime);
-  settings.setValue(key("compile"), c.compile);
+  keys::kRunsShape.set(out, shape);
+  keys::kRunsSteps.set(out, c.steps);
+  keys::kRunsThreads.set(out, c.threads);
+  keys::kRunsRecompute.set(out, c.recompute);
+  keys::kRunsMemoryBudgetMiB.set(out, c.memoryBudgetMiB);
+  keys::kRunsData.set(out, c.data);
+  keys::kRunsDataFile.set(out, c.dataFile);
+  keys::kRunsDevice.set(out, c.device);
+  keys::kRunsRuntime.set(out, c.runtime);
+  keys::kRunsCompile.set(out, c.compile);
 }
 
 }  // namespace tb::ui

@@ -1,5 +1,5 @@
-// What the Runs page remembers between sessions, in its own "runs/" group of
-// the Studio's settings; the keys live only here. Loaded values are not
+// What the Runs page remembers between sessions, in the "runs/" keys of the
+// Studio's settings (declared in studio_settings.h). Loaded values are not
 // trusted: the form applies them through its widgets, which clamp numbers
 // and ignore names they do not offer.
 #pragma once
@@ -9,7 +9,7 @@
 
 namespace tb::ui {
 
-/// Reads and writes the "runs/" group; a read-only access (screenshots)
+/// Reads and writes the "runs/" keys; a read-only access (screenshots)
 /// never writes.
 class RunSettings {
  public:

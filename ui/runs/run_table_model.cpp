@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QLocale>
 
+#include "ui/data_size.h"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
@@ -12,8 +13,6 @@ namespace {
 
 using tb::runs::RunRecord;
 using tb::runs::RunState;
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 QDateTime startedTime(const RunRecord& run) {
   const auto msecs = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -88,10 +87,7 @@ QVariant RunTableModel::display(const RunRecord& run, int column) const {
     case TokensPerSecond:
       return run.tokensPerSecond > 0 ? locale.toString(run.tokensPerSecond, 'f', 0) : QString();
     case PeakMemory:
-      return run.peakBytes > 0
-                 ? locale.toString(static_cast<double>(run.peakBytes) / kMiB, 'f', 1) +
-                       tr(" MiB")
-                 : QString();
+      return run.peakBytes > 0 ? formatDataSize(static_cast<double>(run.peakBytes)) : QString();
     case LossFirst: return run.lossFirst ? locale.toString(*run.lossFirst, 'f', 3) : QString();
     case LossLast: return run.lossLast ? locale.toString(*run.lossLast, 'f', 3) : QString();
     case Recompute: return toQString(run.recompute);

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 
+#include "ui/data_size.h"
 #include "ui/qt_text.h"
 #include "ui/runs/run_charts.h"
 #include "ui/runs/run_form.h"
@@ -36,6 +37,7 @@ constexpr int kStderrLinesShown = 6;
 RunsPage::RunsPage(const StudioSettings& settings, QWidget* parent)
     : QWidget(parent), settings_(settings.access()), process_(new RunProcess(this)) {
   setObjectName(QStringLiteral("runsPage"));
+  process_->setObjectName(QStringLiteral("runProcess"));
   tabs_ = new QTabWidget;
   tabs_->setObjectName(QStringLiteral("runsTabs"));
   tabs_->addTab(buildLiveTab(), tr("Live run"));
@@ -192,11 +194,10 @@ void RunsPage::onEvent(const tb::runs::RunEvent& event) {
       const std::int64_t every = std::max<std::int64_t>(1, totalSteps_ / 20);
       if (sample.step == 1 || sample.step - lastLoggedStep_ >= every) {
         lastLoggedStep_ = sample.step;
-        appendLog(tr("step %1: loss %2, %3 tokens/s, %4 MiB live")
+        appendLog(tr("step %1: loss %2, %3 tokens/s, %4 live")
                       .arg(locale.toString(sample.step), locale.toString(sample.loss, 'f', 4),
                            locale.toString(sample.tokensPerSecond, 'f', 0),
-                           locale.toString(static_cast<double>(sample.liveBytes) / 1048576.0,
-                                           'f', 1)));
+                           formatDataSize(static_cast<double>(sample.liveBytes))));
       }
       break;
     }

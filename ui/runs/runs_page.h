@@ -38,18 +38,6 @@ class RunsPage : public QWidget {
   /// How the last run ended; none before the first one ends.
   [[nodiscard]] const std::optional<RunOutcome>& lastOutcome() const { return lastOutcome_; }
 
-  [[nodiscard]] RunForm* form() const { return form_; }
-  [[nodiscard]] QPushButton* startButton() const { return start_; }
-  [[nodiscard]] QPushButton* stopButton() const { return stop_; }
-  [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
-  [[nodiscard]] QLabel* statusLine() const { return status_; }
-  [[nodiscard]] QLabel* outcomeLabel() const { return outcome_; }
-  [[nodiscard]] RunCharts* liveCharts() const { return live_; }
-  [[nodiscard]] QPlainTextEdit* logPane() const { return log_; }
-  [[nodiscard]] RunHistoryPanel* history() const { return history_; }
-  [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
-  [[nodiscard]] RunProcess* process() const { return process_; }
-
  public Q_SLOTS:
   void startRun();
   void stopRun();
