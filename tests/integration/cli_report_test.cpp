@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_runner.hpp"
+#include "tb/common/subprocess.hpp"
 
 namespace tb::cli::test {
 namespace {
@@ -105,4 +106,26 @@ TEST_F(CliReport, AnUnwritableDestinationIsARuntimeFailure) {
 }
 
 }  // namespace
+// The binary the Studio and the benchmark start for every training run
+// links no Qt: HTML reports get their charts from trainbench-charts instead.
+// Debian's LibTorch 1.13 itself needs OpenCV's highgui, which loads Qt 5, so
+// the whole closure is checked for the Studio's Qt 6 and QCustomPlot, and
+// trainbench's own needed libraries for any Qt at all.
+TEST(CliBinary, TrainbenchLinksNoQt) {
+  const tb::Expected<tb::ProcessResult> needed = tb::runProcess({"readelf", "-d", TRAINBENCH_EXE});
+  ASSERT_TRUE(needed.ok()) << needed.error().message;
+  ASSERT_EQ(needed->exitCode, 0) << needed->standardError;
+  EXPECT_NE(needed->standardOutput.find("(NEEDED)"), std::string::npos) << needed->standardOutput;
+  EXPECT_EQ(needed->standardOutput.find("libQt"), std::string::npos) << needed->standardOutput;
+  EXPECT_EQ(needed->standardOutput.find("qcustomplot"), std::string::npos)
+      << needed->standardOutput;
+
+  const tb::Expected<tb::ProcessResult> ldd = tb::runProcess({"ldd", TRAINBENCH_EXE});
+  ASSERT_TRUE(ldd.ok()) << ldd.error().message;
+  ASSERT_EQ(ldd->exitCode, 0) << ldd->standardError;
+  EXPECT_NE(ldd->standardOutput.find("libc.so"), std::string::npos) << ldd->standardOutput;
+  EXPECT_EQ(ldd->standardOutput.find("libQt6"), std::string::npos) << ldd->standardOutput;
+  EXPECT_EQ(ldd->standardOutput.find("qcustomplot"), std::string::npos) << ldd->standardOutput;
+}
+
 }  // namespace tb::cli::test

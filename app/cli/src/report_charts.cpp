@@ -1,0 +1,61 @@
+// A renderer that is missing, fails or answers nonsense never fails the
+// report: the table is the report, the charts are an extra, and the note in
+// the charts section says what went wrong.
+#include "report_charts.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <system_error>
+
+#include "tb/common/subprocess.hpp"
+
+namespace tb::cli {
+namespace {
+
+report::ReportCharts noCharts(const std::string& why) { return {{}, "No charts: " + why + "."}; }
+
+}  // namespace
+
+std::filesystem::path chartRendererPath() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  return self.parent_path() / "trainbench-charts";
+}
+
+report::ReportCharts renderReportCharts(const bench::AblationResults& results,
+                                        const std::filesystem::path& renderer) {
+  std::error_code error;
+  if (renderer.empty() || !std::filesystem::exists(renderer, error)) {
+    return noCharts("they are drawn by trainbench-charts, which is not installed beside "
+                    "trainbench (a build without the GUI has none)");
+  }
+  ProcessOptions options;
+  options.timeout = std::chrono::seconds(120);
+  options.standardInput = bench::resultsToJson(results);
+  const Expected<ProcessResult> ran = runProcess({renderer.string()}, options);
+  if (!ran) return noCharts(ran.error().message);
+  if (ran->timedOut) return noCharts(renderer.string() + " did not finish within 120 s");
+  if (ran->exitCode != 0) {
+    std::string why = renderer.string() + " failed";
+    if (!ran->standardError.empty()) why += ": " + ran->standardError.substr(0, 300);
+    while (!why.empty() && (why.back() == '\n' || why.back() == '.')) why.pop_back();
+    return noCharts(why);
+  }
+  const nlohmann::json answer = nlohmann::json::parse(ran->standardOutput, nullptr, false);
+  if (!answer.is_object() || !answer.contains("charts") || !answer["charts"].is_array()) {
+    return noCharts(renderer.string() + " answered something other than its chart document");
+  }
+  report::ReportCharts drawn;
+  drawn.note = answer.value("note", std::string());
+  for (const nlohmann::json& chart : answer["charts"]) {
+    if (!chart.is_object()) continue;
+    drawn.charts.push_back({chart.value("title", std::string()),
+                            chart.value("mime_type", std::string("image/svg+xml")),
+                            chart.value("data", std::string())});
+  }
+  return drawn;
+}
+
+}  // namespace tb::cli
