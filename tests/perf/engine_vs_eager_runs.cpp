@@ -41,13 +41,6 @@ std::vector<double> dropWarmup(const std::vector<double>& steps, int warmup) {
 
 }  // namespace
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  if (n == 0) return 0.0;
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 double loadAverage() {
   std::ifstream file("/proc/loadavg");
   double oneMinute = 0.0;

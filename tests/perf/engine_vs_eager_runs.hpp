@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tb/common/expected.hpp"
+#include "tb/common/statistics.hpp"
 #include "tb/model/model_config.hpp"
 
 namespace tb::perf {
@@ -38,8 +39,7 @@ struct SideRun {
 /// engine_vs_eager.py with the same shape, steps, threads.
 [[nodiscard]] Expected<SideRun> runEager(const BenchSetup& setup);
 
-/// Median of a non-empty list.
-[[nodiscard]] double median(std::vector<double> values);
+using tb::median;  // the project's one median (tb/common/statistics.hpp)
 
 /// The 1-minute load average from /proc/loadavg (0 where unreadable).
 [[nodiscard]] double loadAverage();

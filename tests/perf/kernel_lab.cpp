@@ -28,6 +28,7 @@
 #include "tb/engine/run_config.hpp"
 #include "tb/model/model_config.hpp"
 #include "tb/common/host_cores.hpp"
+#include "tb/common/statistics.hpp"
 
 namespace {
 
@@ -49,8 +50,7 @@ double medianSeconds(const std::function<void()>& body) {
     body();
     times.push_back(seconds(Clock::now() - start));
   }
-  std::nth_element(times.begin(), times.begin() + gRepeats / 2, times.end());
-  return times[static_cast<std::size_t>(gRepeats / 2)];
+  return tb::median(times);
 }
 
 /// GB/s of a triad a = b + s·c over 3 × 32 Mi floats (384 MiB): beyond any

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/common/statistics.hpp"
 #include "tb/common/subprocess.hpp"
 
 #if TB_HAVE_ENGINE
@@ -179,12 +180,6 @@ Run train(const Options& options, const std::string& policy, const std::string& 
           summary["peak_bytes"].get<double>()};
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 /// The 2.5th and 97.5th percentiles of the median of `pairs` over resamples
 /// of the repeats (a bootstrap, seeded so a rerun prints the same figures):
 /// what "at the target" and "clearly above it" mean on a machine whose
@@ -198,7 +193,7 @@ std::pair<double, double> medianInterval(const std::vector<double>& pairs) {
   std::vector<double> sample(pairs.size());
   for (int r = 0; r < kResamples; ++r) {
     for (double& value : sample) value = pairs[pick(generator)];
-    medians.push_back(median(sample));
+    medians.push_back(tb::median(sample));
   }
   std::sort(medians.begin(), medians.end());
   return {medians[kResamples / 40], medians[kResamples - 1 - kResamples / 40]};
@@ -251,7 +246,7 @@ int main(int argc, char** argv) {
       rates.push_back(run.tokensPerSecond);
       peak = std::max(peak, run.peakBytes);
     }
-    speed[policy] = median(rates);
+    speed[policy] = tb::median(rates);
     std::printf("| %s%s | %s | %.0f | %.1f |\n", policy.c_str(),
                 policy == "none" ? " (no budget)" : "", runs[policy].front().policy.c_str(),
                 speed[policy], peak / 1048576.0);
@@ -265,7 +260,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < runs[under].size(); ++i) {
       pairs.push_back(runs[over][i].tokensPerSecond / runs[under][i].tokensPerSecond);
     }
-    const double middle = median(pairs);
+    const double middle = tb::median(pairs);
     const auto [low, high] = medianInterval(pairs);
     std::printf("%s / %s within each repeat: median %.3fx (95 %% interval %.3fx to %.3fx), "
                 "range %.2fx to %.2fx\n",

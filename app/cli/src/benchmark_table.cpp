@@ -9,6 +9,7 @@
 
 #include "output.hpp"
 #include "tb/bench/statistics.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::cli {
 namespace {
@@ -57,7 +58,7 @@ void printAblationTable(std::ostream& out, const bench::AblationResults& results
     if (config.label == "Base") base = &config.throughput;
     table.addRow({config.label, throughputCell(config.throughput),
                   config.stepTimeS.count > 0 ? format("%.4f", config.stepTimeS.median) : "-",
-                  measured ? format("%.1f", static_cast<double>(config.peakBytes) / 1048576.0)
+                  measured ? format("%.1f", static_cast<double>(config.peakBytes) / kMiB)
                            : "-",
                   measured ? format("%.1f%%", config.mfu * 100.0) : "-",
                   speedupCell(base, config.throughput), speedupCell(previous, config.throughput),

@@ -10,6 +10,7 @@
 
 #if TB_HAVE_ENGINE
 #include "tb/engine/run_config.hpp"
+#include "tb/common/units.hpp"
 #endif
 
 namespace tb::cli {
@@ -104,7 +105,7 @@ Expected<std::uint64_t> parseGpuMemory(const std::string& text) {
     return makeError(ErrorKind::BadInput, "--gpu-memory: '" + text +
                                               "' is not a size in GiB above 0 (for example 80)");
   }
-  return static_cast<std::uint64_t>(std::llround(gib * 1024.0 * 1024.0 * 1024.0));
+  return static_cast<std::uint64_t>(std::llround(gib * kGiB));
 }
 
 }  // namespace tb::cli

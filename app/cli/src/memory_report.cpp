@@ -9,24 +9,6 @@
 
 namespace tb::cli {
 
-std::string formatBytes(std::uint64_t bytes) {
-  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  if (unit == 0) {
-    std::snprintf(text, sizeof(text), "%llu B", static_cast<unsigned long long>(bytes));
-  } else {
-    std::snprintf(text, sizeof(text), value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s",
-                  value, kUnits[unit]);
-  }
-  return text;
-}
-
 namespace {
 
 std::array<std::pair<const char*, std::uint64_t>, 8> terms(const memory::MemoryBreakdown& b) {

@@ -7,13 +7,11 @@
 #include <string>
 
 #include "output.hpp"
+#include "tb/common/units.hpp"
 #include "tb/memory/calibration.hpp"
 #include "tb/memory/predictor.hpp"
 
 namespace tb::cli {
-
-/// "1.50 GiB", "12.0 MiB", "640 B": three significant figures for people.
-[[nodiscard]] std::string formatBytes(std::uint64_t bytes);
 
 /// {weights, gradients, optimizer, activations, logits, recompute, workspace, overhead}
 [[nodiscard]] Json breakdownJson(const memory::MemoryBreakdown& breakdown);

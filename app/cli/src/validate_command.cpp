@@ -95,8 +95,8 @@ int runValidate(const CommandContext& context, const ValidateOptions& options) {
   auto catalog = context.loadCatalog();
   if (!catalog) return context.fail(catalog.error());
   std::vector<config::FileReport> reports;
-  for (const std::string& file : options.files) {
-    auto report = config::validateFile(file, *kind, *catalog);
+  const std::vector<std::filesystem::path> files(options.files.begin(), options.files.end());
+  for (auto& report : config::validateFiles(files, *kind, *catalog)) {
     if (!report) return context.fail(report.error());
     reports.push_back(std::move(*report));
   }

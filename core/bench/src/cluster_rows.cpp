@@ -8,12 +8,12 @@
 #include <tuple>
 
 #include "tb/bench/ablation.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::bench::detail {
 
 namespace {
 
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 
 Error rowError(const ClusterRow& row, const std::string& field, const std::string& what) {
   return makeError(ErrorKind::Parse, row.where + ": field " + field + ": " + what);
@@ -70,7 +70,7 @@ Expected<std::vector<ConfigurationResult>> configurationsFromRows(
     run.tokensPerS = row.tokensPerSPerGpu ? *row.tokensPerSPerGpu : *row.tflopsPerGpu;
     run.stepTimeS = row.stepTimeS.value_or(0.0);
     if (row.peakMemoryGib) {
-      run.peakBytes = static_cast<std::uint64_t>(std::llround(*row.peakMemoryGib * kBytesPerGib));
+      run.peakBytes = static_cast<std::uint64_t>(std::llround(*row.peakMemoryGib * kGiB));
     }
     config.runs.push_back(run);
     if (row.stepTimeS) config.stepTimes.push_back(*row.stepTimeS);

@@ -1,6 +1,8 @@
-// Even counts take the mean of the two middle values, the usual definition,
-// so that two repeats give their midpoint rather than the faster one.
+// The median is the project's one (tb/common/statistics.hpp): two repeats
+// give their midpoint rather than the faster one.
 #include "tb/bench/statistics.hpp"
+
+#include "tb/common/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +26,7 @@ Expected<Summary> summarize(std::span<const double> values) {
   summary.count = n;
   summary.min = sorted.front();
   summary.max = sorted.back();
-  summary.median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  summary.median = tb::median(sorted);
   return summary;
 }
 

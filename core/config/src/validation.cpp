@@ -128,4 +128,21 @@ Expected<FileReport> validateFile(const std::filesystem::path& path, FileKind ki
   return validateContent(path.string(), *content, kind, catalog);
 }
 
+std::vector<Expected<FileReport>> validateFiles(const std::vector<std::filesystem::path>& paths,
+                                                FileKind kind, const catalog::Catalog& catalog,
+                                                const StopToken& stop,
+                                                const ProgressFn& progress) {
+  std::vector<Expected<FileReport>> reports;
+  const auto total = static_cast<std::int64_t>(paths.size());
+  for (const std::filesystem::path& path : paths) {
+    if (stop.stopRequested()) break;
+    reports.push_back(validateFile(path, kind, catalog));
+    if (progress) {
+      const std::string name = path.string();
+      progress({static_cast<std::int64_t>(reports.size()), total, name});
+    }
+  }
+  return reports;
+}
+
 }  // namespace tb::config

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "tb/model/recompute_modules.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::memory::detail {
 namespace {
@@ -215,7 +216,6 @@ double fixedOverheadBytes(const model::ModelConfig& model, const ParallelConfig&
     // Token rows (int64, seq+1 wide) and the RoPE cos/sin tables.
     return d(model.batch) * d(model.seq + 1) * 8 + 2 * d(model.seq) * (hd / 2) * 4;
   }
-  constexpr double kMiB = 1024.0 * 1024.0;
   double bytes = 64 * kMiB;  // cuBLAS / cuDNN workspaces through the caching allocator
   if (profile == Profile::DeepSpeed && parallel.zero <= 2 && parallel.dp > 1) {
     // Reduce and all-gather buckets; HF's "auto" sizes them to hidden^2 elements.

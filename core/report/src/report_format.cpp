@@ -18,15 +18,6 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::string bytes(std::uint64_t value) {
-  constexpr double kMib = 1024.0 * 1024.0;
-  constexpr double kGib = kMib * 1024.0;
-  const auto v = static_cast<double>(value);
-  if (v >= kGib) return fixed(v / kGib, 2) + " GiB";
-  if (v >= kMib) return fixed(v / kMib, 1) + " MiB";
-  return std::to_string(value) + " B";
-}
-
 std::string speedupText(double speedup) {
   return speedup > 0.0 ? fixed(speedup, 2) + "\u00d7" : "\u2014";
 }

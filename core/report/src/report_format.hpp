@@ -10,9 +10,6 @@ namespace tb::report::detail {
 /// Fixed-point with `decimals` digits: fixed(1234.567, 1) == "1234.6".
 [[nodiscard]] std::string fixed(double value, int decimals);
 
-/// "1.50 GiB", "512.0 MiB", "900 B".
-[[nodiscard]] std::string bytes(std::uint64_t value);
-
 /// "1.52×", or "—" when there is no speedup to show.
 [[nodiscard]] std::string speedupText(double speedup);
 

@@ -3,6 +3,7 @@
 // opened anywhere. Light and dark follow the reader's system setting.
 #include "report_format.hpp"
 #include "report_renderers.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::report::detail {
 
@@ -64,7 +65,7 @@ std::string tableHtml(const std::vector<ReportRow>& rows) {
            fixed(row.throughput.min, 1) + "–" + fixed(row.throughput.max, 1) +
            "</td><td class=\"speedup\">" + speedupText(row.speedupOverBase) + "</td><td>" +
            (row.stepTimeMedianS > 0 ? fixed(row.stepTimeMedianS, 3) + " s" : "—") + "</td><td>" +
-           (row.peakBytes > 0 ? bytes(row.peakBytes) : "—") + "</td><td>" +
+           (row.peakBytes > 0 ? formatBytes(row.peakBytes) : "—") + "</td><td>" +
            (row.mfu > 0 ? fixed(100.0 * row.mfu, 1) + " %" : "—") + "</td><td>" +
            (row.lossFirst != 0.0 ? fixed(row.lossFirst, 3) + " → " + fixed(row.lossLast, 3)
                                  : "—") +
@@ -112,7 +113,7 @@ std::string renderHtml(const bench::AblationResults& results, const ReportCharts
     out += definition("Repeats", std::to_string(results.repeats) + ", interleaved");
   }
   if (results.memoryBudgetBytes > 0) {
-    out += definition("Memory budget", bytes(results.memoryBudgetBytes));
+    out += definition("Memory budget", formatBytes(results.memoryBudgetBytes));
   }
   out += "</dl>\n<h2>Machine</h2>\n<dl>\n";
   const bench::Machine& m = results.machine;

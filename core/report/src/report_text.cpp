@@ -2,6 +2,7 @@
 // keeps raw numbers (no units, no "×") so that it can be computed with.
 #include "report_format.hpp"
 #include "report_renderers.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::report::detail {
 
@@ -56,7 +57,7 @@ std::string renderMarkdown(const bench::AblationResults& results) {
            std::to_string(results.repeats) + " repeats, interleaved\n";
   }
   if (results.memoryBudgetBytes > 0) {
-    out += "- Memory budget: " + bytes(results.memoryBudgetBytes) + "\n";
+    out += "- Memory budget: " + formatBytes(results.memoryBudgetBytes) + "\n";
   }
   const bench::Machine& m = results.machine;
   out += "- Machine: " + markdownCell(m.cpuModel) + ", " + std::to_string(m.cores) +
@@ -77,7 +78,7 @@ std::string renderMarkdown(const bench::AblationResults& results) {
            row.throughputUnit + " | " + fixed(row.throughput.min, 1) + "–" +
            fixed(row.throughput.max, 1) + " | " + speedupText(row.speedupOverBase) + " | " +
            (row.stepTimeMedianS > 0 ? fixed(row.stepTimeMedianS, 3) + " s" : "—") + " | " +
-           (row.peakBytes > 0 ? bytes(row.peakBytes) : "—") + " | " +
+           (row.peakBytes > 0 ? formatBytes(row.peakBytes) : "—") + " | " +
            (row.mfu > 0 ? fixed(100.0 * row.mfu, 1) + " %" : "—") + " | " +
            (row.lossFirst != 0.0 ? fixed(row.lossFirst, 3) + " → " + fixed(row.lossLast, 3)
                                  : "—") +

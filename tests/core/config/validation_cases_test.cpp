@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <vector>
 
 #include "tb/catalog/catalog_loader.hpp"
 #include "tb/config/validation.hpp"
@@ -168,6 +169,28 @@ TEST(ValidateFile, MissingFileIsNotFoundNamingThePath) {
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().kind, ErrorKind::NotFound);
   EXPECT_NE(report.error().message.find("no_such_file.json"), std::string::npos);
+}
+
+TEST(ValidateFiles, EachFileInOrderWithProgressAndAStopBetweenFiles) {
+  const std::vector<std::filesystem::path> paths{fixture("bad_arch.yaml"),
+                                                 fixture("no_such_file.json"),
+                                                 fixture("bad_command.yaml")};
+  std::vector<std::int64_t> done;
+  const auto all = validateFiles(paths, FileKind::Auto, catalog::builtinCatalog(), {},
+                                 [&done](const Progress& p) {
+                                   EXPECT_EQ(p.total, 3);
+                                   done.push_back(p.done);
+                                 });
+  ASSERT_EQ(all.size(), 3U);
+  EXPECT_TRUE(all[0].ok());
+  EXPECT_FALSE(all[1].ok());  // one unreadable file does not end the others
+  EXPECT_TRUE(all[2].ok());
+  EXPECT_EQ(done, (std::vector<std::int64_t>{1, 2, 3}));
+
+  const StopSource stop;
+  const auto stopped = validateFiles(paths, FileKind::Auto, catalog::builtinCatalog(),
+                                     stop.token(), [&stop](const Progress&) { stop.requestStop(); });
+  EXPECT_EQ(stopped.size(), 1U);
 }
 
 TEST(ValidateFile, DirectoryIsBadInput) {

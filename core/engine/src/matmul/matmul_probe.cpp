@@ -11,8 +11,8 @@
 // takes one decoder block as well as the products: on ATen's path the tuned
 // runtime leaves the step's other operators one thread, and a `small` step
 // took 670 ms there against 510 ms on oneDNN's, while the products' rates
-// were within 10 % and went either way (docs/PERF.md, "Session 10"). Neither
-// race alone is safe from a slow spell; see fastestPath.
+// were within 10 % and went either way (docs/PERF.md, "Start-up choices").
+// Neither race alone is safe from a slow spell; see fastestPath.
 #include "matmul/matmul_probe.hpp"
 
 #include <ATen/ATen.h>
@@ -226,9 +226,9 @@ std::string fastestPath(const std::vector<PathRate>& candidates) {
   if (!timedBlocks) return byProducts;
   const std::string byBlock = best(
       [](const PathRate& a, const PathRate& b) { return a.blockSeconds < b.blockSeconds; });
-  // Two of about 25 runs of `small` on session 11's machine took ATen's path
+  // Two of about 25 runs of `small` on one Emerald Rapids VM took ATen's path
   // on the block alone, with products 10 % slower than oneDNN's, and trained
-  // 28-36 % slower a step (docs/PERF.md, "Session 11").
+  // 28-36 % slower a step (docs/PERF.md, "Start-up choices").
   return byBlock == byProducts ? byBlock : std::string(oneDnnMatmulPath().name());
 }
 

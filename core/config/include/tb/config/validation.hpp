@@ -12,6 +12,7 @@
 
 #include "tb/catalog/catalog.hpp"
 #include "tb/common/expected.hpp"
+#include "tb/common/stop_token.hpp"
 
 namespace tb::config {
 
@@ -67,5 +68,12 @@ struct FileReport {
 /// or Io naming the path).
 [[nodiscard]] Expected<FileReport> validateFile(const std::filesystem::path& path, FileKind kind,
                                                 const catalog::Catalog& catalog);
+
+/// validateFile over `paths`, in order, for the CLI and the Studio alike.
+/// `stop` is polled between files (the result then holds the files done so
+/// far); `progress` (may be empty) hears after each file how many are done.
+[[nodiscard]] std::vector<Expected<FileReport>> validateFiles(
+    const std::vector<std::filesystem::path>& paths, FileKind kind,
+    const catalog::Catalog& catalog, const StopToken& stop = {}, const ProgressFn& progress = {});
 
 }  // namespace tb::config

@@ -4,9 +4,10 @@
 // kernels (SSE3) for a model newer than its own table. Debian 12's 0.3.21
 // does not know Emerald Rapids (family 6, model 207): ATen's products there
 // ran 4.6x slower than with the AVX-512 kernels of the same library
-// (docs/PERF.md, "Session 8"). The family is chosen once, while the library
-// loads, and only OPENBLAS_CORETYPE in the environment changes it, so
-// `trainbench run` starts itself again with that variable set.
+// (docs/PERF.md, "Start-up choices: OpenBLAS kernels and the matmul
+// probe"). The family is chosen once, while the library loads, and only
+// OPENBLAS_CORETYPE in the environment changes it, so `trainbench run`
+// starts itself again with that variable set.
 #pragma once
 
 #include <optional>
