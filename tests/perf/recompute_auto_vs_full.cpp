@@ -43,6 +43,7 @@
 
 #include "tb/common/statistics.hpp"
 #include "tb/common/subprocess.hpp"
+#include "tb/common/units.hpp"
 
 #if TB_HAVE_ENGINE
 #include "tb/engine/blas_kernels.hpp"
@@ -212,8 +213,8 @@ int main(int argc, char** argv) {
   const std::string budgetText = std::to_string(budget);
   std::printf("no-recompute: %.0f tokens/s (one run, no budget), peak %.1f MiB; "
               "budget %.0f %% = %llu bytes (%.1f MiB)\n",
-              none.tokensPerSecond, none.peakBytes / 1048576.0, options.fraction * 100.0, budget,
-              static_cast<double>(budget) / 1048576.0);
+              none.tokensPerSecond, none.peakBytes / tb::kMiB, options.fraction * 100.0, budget,
+              static_cast<double>(budget) / tb::kMiB);
 
   std::map<std::string, std::vector<Run>> runs;
   std::vector<std::string> policies{"full", "auto"};
@@ -231,7 +232,7 @@ int main(int argc, char** argv) {
       const Run run = train(options, policy, policy == "none" ? "" : budgetText);
       std::printf("  repeat %d %-4s (%s): %.0f tokens/s, peak %.1f MiB\n", repeat + 1,
                   policy.c_str(), run.policy.c_str(), run.tokensPerSecond,
-                  run.peakBytes / 1048576.0);
+                  run.peakBytes / tb::kMiB);
       std::fflush(stdout);
       runs[policy].push_back(run);
     }
@@ -249,7 +250,7 @@ int main(int argc, char** argv) {
     speed[policy] = tb::median(rates);
     std::printf("| %s%s | %s | %.0f | %.1f |\n", policy.c_str(),
                 policy == "none" ? " (no budget)" : "", runs[policy].front().policy.c_str(),
-                speed[policy], peak / 1048576.0);
+                speed[policy], peak / tb::kMiB);
   }
   std::printf("\nauto / full tokens/s: %.2fx (target >= 1.2x)\n", speed["auto"] / speed["full"]);
   // Each repeat's runs ran back to back, so their ratio cancels whatever
