@@ -8,7 +8,7 @@
 // and backward only scales the two by the loss's incoming gradient (1 in
 // training). Recomputing the logits in backward instead, as a separate
 // backward would have to, costs a fourth product the size of the head's
-// three, about a quarter of the head's time (docs/PERF.md). That is what the
+// three: a quarter of the head's products once it is added. That is what the
 // plain step's `head` recompute module does (RebuiltHeadLoss below): it is
 // recomputation, priced as such, and leaves the gradients-in-forward fusion
 // to the compiled step, which the ablation credits to CompilerOpt.
