@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -72,6 +73,24 @@ class BackgroundTaskTest : public QObject {
     QCOMPARE(deliveredOn, QCoreApplication::instance()->thread());
     QVERIFY(worker != nullptr && worker != deliveredOn);
     QVERIFY(!task.isRunning());
+  }
+
+  void workThatThrowsIsReportedAndLeavesTheTaskUsable() {
+    BackgroundTask task(BackgroundTask::Policy::Refuse);
+    QSignalSpy failed(&task, &BackgroundTask::failed);
+    QSignalSpy finished(&task, &BackgroundTask::finished);
+    bool delivered = false;
+    QVERIFY(task.start([]() -> int { throw std::runtime_error("directory vanished"); },
+                       [&delivered](int) { delivered = true; }));
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("directory vanished"));
+    QVERIFY(!delivered);
+    QVERIFY(!task.isRunning());
+    int result = 0;
+    QVERIFY(task.start([] { return 7; }, [&result](int value) { result = value; }));
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(result, 7);
   }
 
   void refuseRefusesAStartWhileOneRuns() {

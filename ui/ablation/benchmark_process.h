@@ -13,6 +13,7 @@
 
 #include <chrono>
 
+#include "tb/common/stop_signals.hpp"
 #include "tb/runs/benchmark_event.hpp"
 
 class QByteArray;
@@ -62,8 +63,11 @@ class BenchmarkProcess : public QObject {
   void setCancelGrace(std::chrono::milliseconds grace);
 
   static constexpr int kStderrTailLines = 20;
-  /// Long enough for the command to stop its current run and write the file.
-  static constexpr std::chrono::milliseconds kCancelGrace{20000};
+  /// Longer than the command's own grace for its run (kRunStopGrace), so the
+  /// command always gets to stop its child and write the file before this
+  /// kills it; killed first, it would orphan the run and lose the summary.
+  static constexpr std::chrono::milliseconds kCancelGrace =
+      tb::kRunStopGrace + std::chrono::seconds(10);
 
  Q_SIGNALS:
   /// One event of the benchmark's stdout, in the order written.

@@ -18,6 +18,9 @@ using tb::runs::RunState;
 RunProcess::RunProcess(QObject* parent) : QObject(parent), child_(new ChildProcess(this)) {
   child_->setStderrTailLines(kStderrTailLines);
   child_->setStopGrace(kStopGrace);
+  // Closing the window mid-run: SIGTERM first, so the run ends `interrupted`
+  // with its summary written, as a Stop would leave it.
+  child_->setShutdownGrace(kShutdownGrace);
   connect(child_, &ChildProcess::stdoutLine, this, &RunProcess::handleLine);
   connect(child_, &ChildProcess::stderrLine, this,
           [this](const QByteArray& line) { Q_EMIT logLine(QString::fromUtf8(line)); });

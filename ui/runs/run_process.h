@@ -51,6 +51,8 @@ class RunProcess : public QObject {
   static constexpr int kStderrTailLines = 30;
   /// Long enough for the engine to finish its step and write the summary.
   static constexpr std::chrono::milliseconds kStopGrace{5000};
+  /// What the window's close waits for a run to stop before SIGKILL.
+  static constexpr std::chrono::milliseconds kShutdownGrace{3000};
 
  Q_SIGNALS:
   void eventReceived(const tb::runs::RunEvent& event);

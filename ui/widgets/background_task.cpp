@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <exception>
+
 namespace tb::ui {
 namespace {
 
@@ -82,20 +84,38 @@ void BackgroundTask::run(Job job) {
   QFuture<void> future = QtConcurrent::run(
       [this, id, body = std::move(job.body), deliver = std::move(job.deliver),
        stop = currentStop_.token(), progress = std::move(progress)] {
-        body(stop, progress);
+        // Work must not throw (core reports through tb::Expected), but one that
+        // does (a filesystem iterator, a bad_alloc) must not leave the task
+        // running forever or make the destructor's wait rethrow.
+        QString failure;
+        try {
+          body(stop, progress);
+        } catch (const std::exception& error) {
+          failure = QString::fromUtf8(error.what());
+        } catch (...) {
+          failure = QStringLiteral("unknown exception");
+        }
         QMetaObject::invokeMethod(
-            this, [this, id, deliver] { finish(id, deliver); }, Qt::QueuedConnection);
+            this,
+            [this, id, deliver, failure] {
+              finish(id, failure.isEmpty() ? deliver : Delivery(), failure);
+            },
+            Qt::QueuedConnection);
       });
   flights_.push_back({std::move(future), currentStop_});
 }
 
-void BackgroundTask::finish(quint64 id, const Delivery& deliver) {
+void BackgroundTask::finish(quint64 id, const Delivery& deliver, const QString& failure) {
   if (id != current_) return;  // superseded: its question is no longer asked
   // Cleared first, so that `done` may start the next run; `done` may also
   // close what owns the task, so the task is checked before it signals.
   current_ = 0;
   const QPointer<BackgroundTask> alive(this);
-  deliver();
+  if (deliver) {
+    deliver();
+  } else {
+    Q_EMIT failed(failure);
+  }
   if (alive) Q_EMIT finished();
 }
 

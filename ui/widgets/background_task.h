@@ -109,7 +109,9 @@ class BackgroundTask : public QObject {
  Q_SIGNALS:
   /// The current run reported progress (a superseded run's reports are dropped).
   void progressed(qint64 done, qint64 total, const QString& what);
-  /// The current run's result was handed to its `done`.
+  /// The current run's work threw (`done` is not called): what it said.
+  void failed(const QString& message);
+  /// The current run ended: its result was handed to its `done`, or it failed.
   void finished();
 
  private:
@@ -127,7 +129,7 @@ class BackgroundTask : public QObject {
   bool launch(Body body, Delivery deliver);
   void run(Job job);
   void supersede();
-  void finish(quint64 id, const Delivery& deliver);
+  void finish(quint64 id, const Delivery& deliver, const QString& failure);
   void report(quint64 id, qint64 done, qint64 total, const QString& what);
 
   Policy policy_;

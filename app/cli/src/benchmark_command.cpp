@@ -160,13 +160,12 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
   std::optional<bench::BudgetChoice> choice;
   Expected<bench::AblationSpec> spec = makeSpec(options, choice);
   if (!spec) return context.fail(spec.error());
-  if (options.dryRun) return printDryRun(context, *spec, choice, options.json);
-
   if (options.json && options.events == "-") {
     return context.fail(makeError(ErrorKind::BadInput,
                                   "--events - and --json both write to stdout; give --events a "
                                   "file, or drop one of them"));
   }
+  if (options.dryRun) return printDryRun(context, *spec, choice, options.json);
   std::shared_ptr<std::ofstream> eventsFile;
   const std::optional<runs::EventSink> sink =
       openEventSink(options.events, context.out(), eventsFile);

@@ -15,6 +15,13 @@ namespace {
 
 report::ReportCharts noCharts(const std::string& why) { return {{}, "No charts: " + why + "."}; }
 
+// nlohmann's value() throws on a member of the wrong type: read text only
+// where it is text.
+std::string textOr(const nlohmann::json& object, const char* key, std::string fallback = {}) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : fallback;
+}
+
 }  // namespace
 
 std::filesystem::path chartRendererPath() {
@@ -48,12 +55,11 @@ report::ReportCharts renderReportCharts(const bench::AblationResults& results,
     return noCharts(renderer.string() + " answered something other than its chart document");
   }
   report::ReportCharts drawn;
-  drawn.note = answer.value("note", std::string());
+  drawn.note = textOr(answer, "note");
   for (const nlohmann::json& chart : answer["charts"]) {
-    if (!chart.is_object()) continue;
-    drawn.charts.push_back({chart.value("title", std::string()),
-                            chart.value("mime_type", std::string("image/svg+xml")),
-                            chart.value("data", std::string())});
+    if (!chart.is_object() || textOr(chart, "data").empty()) continue;
+    drawn.charts.push_back(
+        {textOr(chart, "title"), textOr(chart, "mime_type", "image/svg+xml"), textOr(chart, "data")});
   }
   return drawn;
 }

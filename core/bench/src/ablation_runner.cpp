@@ -117,9 +117,12 @@ std::string failureMessage(const RunReading& reading, const WatchedOutcome& ende
     return reading.message;
   }
   if (std::string line = lastErrorLine(logFile); !line.empty()) return line;
-  if (!reading.summaryWritten) return reading.message;
-  if (ended.signal != 0) return "killed by signal " + std::to_string(ended.signal);
-  return "exit code " + std::to_string(ended.exitCode);
+  const std::string exit = ended.signal != 0
+                               ? "killed by signal " + std::to_string(ended.signal)
+                               : "exit code " + std::to_string(ended.exitCode);
+  // Without a summary, how the child died (SIGKILL from the kernel's OOM
+  // killer, say) is the only clue left: say both.
+  return reading.summaryWritten ? exit : reading.message + " (" + exit + ")";
 }
 
 }  // namespace
@@ -193,6 +196,10 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     // The engine appends to events.jsonl: a rerun into the same --out starts clean.
     std::filesystem::remove_all(dir, error);
     std::filesystem::create_directories(dir, error);
+    if (error) {
+      return makeError(ErrorKind::Io, "--out: cannot create " + dir.string() + ": " +
+                                          error.message());
+    }
     runs::BenchmarkEvent progress;
     progress.kind = runs::BenchmarkEventKind::RunStart;
     progress.run = runRef(spec, schedule, index);

@@ -41,7 +41,7 @@ RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
   const nlohmann::json summaryObject = nlohmann::json::parse(summaryJson, nullptr, false);
   Expected<runs::RunSummary> summary =
       summaryObject.is_object() ? runs::summaryFromJson(summaryObject)
-                                : Expected<runs::RunSummary>(makeError(ErrorKind::Parse, ""));
+                                : Expected<runs::RunSummary>(makeError(ErrorKind::Parse, "not a JSON object"));
   reading.summaryWritten = summary.ok();
   RunMeasurement& run = reading.measurement;
   run.state = summary ? summary->state : runs::RunState::Failed;
@@ -49,8 +49,10 @@ RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
     reading.message = summary->message;
     run.peakBytes = summary->peakBytes;
     if (reading.threads == 0) reading.threads = summary->threads;
-  } else {
+  } else if (summaryObject.is_discarded() && summaryJson.empty()) {
     reading.message = "the run ended without writing summary.json";
+  } else {
+    reading.message = "summary.json cannot be read: " + summary.error().message;
   }
   run.stepTimeS = reading.stepTimes.empty() ? (summary ? summary->stepTimeSeconds : 0.0)
                                             : tb::median(reading.stepTimes);

@@ -31,6 +31,9 @@ StopSignalGuard::StopSignalGuard() {
   gStopRequested.store(false);
   struct sigaction action {};
   action.sa_handler = onStopSignal;
+  // A write blocked on a full pipe (--events -) must resume, not fail with
+  // EINTR and leave the stream bad for every event after the signal.
+  action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &gPreviousInt);
   sigaction(SIGTERM, &action, &gPreviousTerm);

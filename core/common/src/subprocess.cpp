@@ -168,13 +168,18 @@ Expected<WatchedOutcome> runWatchedProcess(const std::vector<std::string>& argv,
                                            const WatchOptions& options, const StopToken& stop,
                                            const std::function<void()>& onTick) {
   if (argv.empty()) return makeError(ErrorKind::BadInput, "no program to run");
+  // Opened here, not by the spawn's file actions, so that a log that cannot
+  // be written is an error naming the log, not one naming the program.
   const std::string log = options.logFile.string();
+  const Fd logFd(::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (logFd.get() < 0) {
+    return makeError(ErrorKind::Io, "cannot write " + log + ": " + std::strerror(errno));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, logFd.get(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, logFd.get(), STDERR_FILENO);
   const Expected<pid_t> spawned = spawn(argv, actions, childEnvironment({}), false);
   if (!spawned) return spawned.error();
   const pid_t pid = *spawned;

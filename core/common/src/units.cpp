@@ -12,7 +12,9 @@ std::string formatBytes(std::uint64_t bytes) {
   constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
   std::size_t unit = 0;
-  while (value >= kKiB && unit + 1 < kUnits.size()) {
+  // Move up while the value would print as 1024 or more once rounded to its
+  // three figures ("1024 KiB" is "1.00 MiB").
+  while (unit + 1 < kUnits.size() && (value >= kKiB || (unit > 0 && value >= 999.5))) {
     value /= kKiB;
     ++unit;
   }

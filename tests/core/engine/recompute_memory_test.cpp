@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "training/recompute_choice.hpp"
 #include "tb/engine/trainer.hpp"
@@ -71,8 +72,11 @@ Outcome train(const tb::engine::ModelConfig& model, const RecomputePolicy& polic
   config.recompute = policy;
   config.memoryBudgetBytes = budget;
   config.compile = compile;
+  // The pid too: ctest runs the plain and compiled sweeps in two processes at
+  // once, and one's cleanup must not remove the other's run directory.
   config.runDir = std::filesystem::temp_directory_path() /
-                  ("tb_recompute_memory_" + std::to_string(++runs));
+                  ("tb_recompute_memory_" + std::to_string(::getpid()) + "_" +
+                   std::to_string(++runs));
   std::filesystem::remove_all(config.runDir);
   const std::uint64_t before = tb::engine::TrackingCpuAllocator::install().liveBytes();
   auto summary = tb::engine::runTraining(config);

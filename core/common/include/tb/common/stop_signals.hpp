@@ -5,6 +5,8 @@
 // of the project: `trainbench run`, `benchmark` and the launcher use it.
 #pragma once
 
+#include <chrono>
+
 #include "tb/common/stop_token.hpp"
 
 namespace tb {
@@ -13,6 +15,11 @@ namespace tb {
 /// stop (and torchrun's, and Kubernetes') is SIGTERM; SIGKILL follows only
 /// after a grace period.
 inline constexpr int kStopSignal = 15;  // SIGTERM, without <csignal> in every includer
+
+/// How long a training run gets between kStopSignal and SIGKILL: time to
+/// finish its step and write summary.json. A parent of something that stops
+/// such runs itself (the Studio over `trainbench benchmark`) waits longer.
+inline constexpr std::chrono::milliseconds kRunStopGrace{20000};
 
 /// Installs SIGINT/SIGTERM handlers for its lifetime and restores the old ones.
 /// One guard at a time per process.

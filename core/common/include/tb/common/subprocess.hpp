@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tb/common/expected.hpp"
+#include "tb/common/stop_signals.hpp"
 #include "tb/common/stop_token.hpp"
 
 namespace tb {
@@ -44,7 +45,7 @@ struct WatchOptions {
   std::filesystem::path logFile;  ///< stdout and stderr, truncated first
   std::chrono::milliseconds tick{200};
   /// Time between kStopSignal (SIGTERM: the engine writes its summary) and SIGKILL.
-  std::chrono::milliseconds stopGrace{20000};
+  std::chrono::milliseconds stopGrace = kRunStopGrace;
 };
 
 /// How a watched child ended.
