@@ -5,7 +5,7 @@
 // QCustomPlot, and only HTML reports pay for them, in this child.
 //
 // Input: the results document (results.json's schema) on stdin.
-// Output: {"charts":[{"title","mime_type","data"}],"note":"..."}; exit 0.
+// Output: the chart document of tb/report/chart_document.hpp; exit 0.
 // Bad input: a message on stderr, exit 2.
 #include <QApplication>
 #include <QSize>
@@ -14,10 +14,9 @@
 #include <iterator>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "plotting/ablation_report_charts.h"
 #include "tb/bench/results.hpp"
+#include "tb/report/chart_document.hpp"
 
 int main(int argc, char** argv) {
   // Nothing is shown, and a dead or missing X display must not abort a
@@ -36,12 +35,6 @@ int main(int argc, char** argv) {
   }
   const tb::report::ReportCharts drawn =
       tb::plotting::renderAblationCharts(*results, QSize(760, 420));
-  nlohmann::json charts = nlohmann::json::array();
-  for (const tb::report::ReportChart& chart : drawn.charts) {
-    charts.push_back({{"title", chart.title}, {"mime_type", chart.mimeType}, {"data", chart.data}});
-  }
-  std::cout << nlohmann::json{{"charts", charts}, {"note", drawn.note}}.dump(
-                   -1, ' ', false, nlohmann::json::error_handler_t::replace)
-            << '\n';
+  std::cout << tb::report::chartDocument(drawn) << '\n';
   return std::cout.good() ? 0 : 1;
 }

@@ -130,7 +130,7 @@ std::optional<Expected<memory::MeasuredPeak>> measuredRun(const std::filesystem:
 /// Every measured run under `store` (a run store, or one run directory).
 Expected<std::vector<memory::MeasuredPeak>> readRunStore(const std::string& store) {
   std::vector<std::filesystem::path> runDirs;
-  if (std::filesystem::exists(std::filesystem::path(store) / "config.json")) {
+  if (runs::isRunDirectory(store)) {
     runDirs.emplace_back(store);
   } else {
     std::error_code error;

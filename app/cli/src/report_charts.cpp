@@ -3,24 +3,16 @@
 // the charts section says what went wrong.
 #include "report_charts.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <system_error>
 
 #include "tb/common/subprocess.hpp"
+#include "tb/report/chart_document.hpp"
 
 namespace tb::cli {
 namespace {
 
 report::ReportCharts noCharts(const std::string& why) { return {{}, "No charts: " + why + "."}; }
-
-// nlohmann's value() throws on a member of the wrong type: read text only
-// where it is text.
-std::string textOr(const nlohmann::json& object, const char* key, std::string fallback = {}) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : fallback;
-}
 
 }  // namespace
 
@@ -50,18 +42,9 @@ report::ReportCharts renderReportCharts(const bench::AblationResults& results,
     while (!why.empty() && (why.back() == '\n' || why.back() == '.')) why.pop_back();
     return noCharts(why);
   }
-  const nlohmann::json answer = nlohmann::json::parse(ran->standardOutput, nullptr, false);
-  if (!answer.is_object() || !answer.contains("charts") || !answer["charts"].is_array()) {
-    return noCharts(renderer.string() + " answered something other than its chart document");
-  }
-  report::ReportCharts drawn;
-  drawn.note = textOr(answer, "note");
-  for (const nlohmann::json& chart : answer["charts"]) {
-    if (!chart.is_object() || textOr(chart, "data").empty()) continue;
-    drawn.charts.push_back(
-        {textOr(chart, "title"), textOr(chart, "mime_type", "image/svg+xml"), textOr(chart, "data")});
-  }
-  return drawn;
+  Expected<report::ReportCharts> drawn = report::parseChartDocument(ran->standardOutput);
+  if (!drawn) return noCharts(renderer.string() + " answered " + drawn.error().message);
+  return std::move(*drawn);
 }
 
 }  // namespace tb::cli

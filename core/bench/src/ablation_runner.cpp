@@ -14,6 +14,7 @@
 #include "tb/common/subprocess.hpp"
 #include "tb/common/text.hpp"
 #include "tb/common/utc_time.hpp"
+#include "tb/runs/run_event.hpp"
 
 namespace tb::bench {
 namespace {
@@ -193,7 +194,7 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     }
     const ScheduledRun& run = schedule[index];
     const std::filesystem::path dir = runDirectory(spec, run);
-    // The engine appends to events.jsonl: a rerun into the same --out starts clean.
+    // The engine appends to a run's events: a rerun into the same --out starts clean.
     std::filesystem::remove_all(dir, error);
     std::filesystem::create_directories(dir, error);
     if (error) {
@@ -212,8 +213,7 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     // reports how far it got.
     const auto reportSteps = [&] {
       if (!callbacks.events) return;
-      const Expected<std::string> events = readFile(dir / "events.jsonl");
-      const std::int64_t done = events ? lastStep(*events) : 0;
+      const std::int64_t done = runs::lastStepOfRun(dir);
       if (done != progress.step) {
         progress.step = done;
         emit(progress);

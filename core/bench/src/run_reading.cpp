@@ -4,24 +4,21 @@
 // whole benchmark.
 #include "tb/bench/run_reading.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 
-#include "tb/common/atomic_file.hpp"
 #include "tb/common/statistics.hpp"
 #include "tb/runs/run_event.hpp"
-#include "tb/runs/run_summary.hpp"
+#include "tb/runs/run_store.hpp"
 
 namespace tb::bench {
 
-RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
+RunReading readRun(const runs::EventFile& events, const Expected<runs::RunSummary>& summary,
                    std::int64_t warmupSteps) {
   RunReading reading;
   double measuredTokens = 0.0;
   double flopsPerToken = 0.0;
   double matmulGflops = 0.0;
-  for (const runs::RunEvent& event : runs::parseEvents(eventsJsonl).events) {
+  for (const runs::RunEvent& event : events.events) {
     if (event.kind == runs::EventKind::Start) {
       reading.matmulPath = event.matmulPath;
       flopsPerToken = event.flopsPerToken;
@@ -38,10 +35,6 @@ RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
     }
   }
 
-  const nlohmann::json summaryObject = nlohmann::json::parse(summaryJson, nullptr, false);
-  Expected<runs::RunSummary> summary =
-      summaryObject.is_object() ? runs::summaryFromJson(summaryObject)
-                                : Expected<runs::RunSummary>(makeError(ErrorKind::Parse, "not a JSON object"));
   reading.summaryWritten = summary.ok();
   RunMeasurement& run = reading.measurement;
   run.state = summary ? summary->state : runs::RunState::Failed;
@@ -49,10 +42,8 @@ RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
     reading.message = summary->message;
     run.peakBytes = summary->peakBytes;
     if (reading.threads == 0) reading.threads = summary->threads;
-  } else if (summaryObject.is_discarded() && summaryJson.empty()) {
-    reading.message = "the run ended without writing summary.json";
   } else {
-    reading.message = "summary.json cannot be read: " + summary.error().message;
+    reading.message = summary.error().message;
   }
   run.stepTimeS = reading.stepTimes.empty() ? (summary ? summary->stepTimeSeconds : 0.0)
                                             : tb::median(reading.stepTimes);
@@ -74,28 +65,19 @@ RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
   return reading;
 }
 
-RunReading readRunDirectory(const std::filesystem::path& dir, std::int64_t warmupSteps) {
-  const Expected<std::string> events = readFile(dir / "events.jsonl");
-  const Expected<std::string> summary = readFile(dir / "summary.json");
-  RunReading reading = readRun(events ? *events : std::string(),
-                               summary ? *summary : std::string(), warmupSteps);
-  reading.measurement.runDir = dir.string();
-  return reading;
+RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
+                   std::int64_t warmupSteps) {
+  return readRun(runs::parseEvents(eventsJsonl), runs::parseSummaryText(summaryJson),
+                 warmupSteps);
 }
 
-std::int64_t lastStep(std::string_view eventsJsonl) {
-  // Called many times a second while a run is in progress: only the tail is
-  // parsed, from the last line backwards to the first complete step event.
-  std::size_t end = eventsJsonl.size();
-  while (end > 0) {
-    const std::size_t newline = eventsJsonl.rfind('\n', end - 1);
-    const std::size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
-    const auto event = runs::parseEventLine(eventsJsonl.substr(begin, end - begin));
-    if (event && event->kind == runs::EventKind::Step) return event->sample.step;
-    if (newline == std::string_view::npos) break;
-    end = newline;
-  }
-  return 0;
+RunReading readRunDirectory(const std::filesystem::path& dir, std::int64_t warmupSteps) {
+  // A child killed before its first event has no events file: no steps.
+  Expected<runs::EventFile> events = runs::readEvents(dir);
+  RunReading reading = readRun(events ? *events : runs::EventFile{}, runs::readRunSummary(dir),
+                               warmupSteps);
+  reading.measurement.runDir = dir.string();
+  return reading;
 }
 
 }  // namespace tb::bench

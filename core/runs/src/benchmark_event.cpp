@@ -142,12 +142,8 @@ Expected<BenchmarkEvent> parseBenchmarkEventLine(std::string_view line) {
       event.steps = integerOr(object, "steps");
       event.step = integerOr(object, "step");
       if (event.kind != BenchmarkEventKind::RunEnd) break;
-      const std::string status = textOr(object, "status");
-      const auto state = runStateFromStatus(status);
-      if (!state) {
-        return makeError(ErrorKind::Parse, "field 'status' is '" + status +
-                                               "', not completed, interrupted, oom or failed");
-      }
+      const Expected<RunState> state = endStateField(object);
+      if (!state) return state.error();
       event.end.state = *state;
       event.end.message = textOr(object, "message");
       event.end.tokensPerSecond = numberOr(object, "tokens_per_s", 0.0);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tb/common/expected.hpp"
+#include "tb/runs/run_state.hpp"
 
 namespace tb::runs::detail {
 
@@ -55,6 +56,17 @@ inline std::string textOr(const json& object, const char* field, std::string fal
 inline bool flagOr(const json& object, const char* field, bool fallback) {
   const json* value = member(object, field);
   return value != nullptr && value->is_boolean() ? value->get<bool>() : fallback;
+}
+
+/// The `status` field as one of the four end states; the error quotes it.
+inline Expected<RunState> endStateField(const json& object) {
+  const std::string status = textOr(object, "status");
+  const auto state = runStateFromStatus(status);
+  if (!state) {
+    return makeError(ErrorKind::Parse, "field 'status' is '" + status +
+                                           "', not completed, interrupted, oom or failed");
+  }
+  return *state;
 }
 
 inline const json* objectMember(const json& object, const char* field) {

@@ -3,11 +3,10 @@
 // field, because a curve built from a default 0 would lie.
 #include "tb/runs/run_event.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <limits>
 
 #include "json_fields.hpp"
+#include "tb/common/atomic_file.hpp"
 
 namespace tb::runs {
 namespace {
@@ -131,12 +130,27 @@ EventFile parseEvents(std::string_view text) {
 }
 
 Expected<EventFile> readEvents(const std::filesystem::path& runDir) {
-  const std::filesystem::path path = runDir / "events.jsonl";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return makeError(ErrorKind::Io, "cannot read " + path.string());
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return makeError(ErrorKind::Io, "error while reading " + path.string());
-  return parseEvents(text);
+  const Expected<std::string> text = readFile(runDir / "events.jsonl");
+  if (!text) return text.error();
+  return parseEvents(*text);
+}
+
+std::int64_t lastStep(std::string_view eventsJsonl) {
+  std::size_t end = eventsJsonl.size();
+  while (end > 0) {
+    const std::size_t newline = eventsJsonl.rfind('\n', end - 1);
+    const std::size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
+    const auto event = parseEventLine(eventsJsonl.substr(begin, end - begin));
+    if (event && event->kind == EventKind::Step) return event->sample.step;
+    if (newline == std::string_view::npos) break;
+    end = newline;
+  }
+  return 0;
+}
+
+std::int64_t lastStepOfRun(const std::filesystem::path& runDir) {
+  const Expected<std::string> text = readFile(runDir / "events.jsonl");
+  return text ? lastStep(*text) : 0;
 }
 
 std::vector<StepSample> stepSamples(const std::vector<RunEvent>& events) {

@@ -72,12 +72,15 @@ Expected<RunConfigRecord> readRunConfig(const fs::path& runDir) {
 
 Expected<RunSummary> readRunSummary(const fs::path& runDir) {
   const fs::path path = runDir / "summary.json";
-  if (!writeTime(path)) return makeError(ErrorKind::NotFound, "summary.json is missing");
-  auto json = readJsonFile(path);
-  if (!json) return json.error();
-  auto summary = summaryFromJson(*json);
-  if (!summary) return makeError(ErrorKind::Parse, "summary.json: " + summary.error().message);
-  return summary;
+  if (!writeTime(path)) return parseSummaryText({});
+  auto text = readFile(path);
+  if (!text) return text.error();
+  return parseSummaryText(*text);
+}
+
+bool isRunDirectory(const fs::path& path) {
+  std::error_code error;
+  return fs::is_regular_file(path / "config.json", error);
 }
 
 RunRecord readRun(const fs::path& runDir, std::chrono::seconds runningGrace) {

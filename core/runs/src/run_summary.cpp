@@ -42,12 +42,8 @@ json toJson(const RunSummary& summary) {
 Expected<RunSummary> summaryFromJson(const json& object) {
   using namespace detail;
   if (!object.is_object()) return makeError(ErrorKind::Parse, "summary is not a JSON object");
-  const std::string status = textOr(object, "status");
-  const auto state = runStateFromStatus(status);
-  if (!state) {
-    return makeError(ErrorKind::Parse, "field 'status' is '" + status +
-                                           "', not completed, interrupted, oom or failed");
-  }
+  const Expected<RunState> state = endStateField(object);
+  if (!state) return state.error();
   RunSummary summary;
   summary.state = *state;
   summary.message = textOr(object, "message");
@@ -71,6 +67,19 @@ Expected<RunSummary> summaryFromJson(const json& object) {
   summary.compile = flagOr(object, "compile", false);
   summary.matmulPath = textOr(object, "matmul_path");
   summary.runDir = textOr(object, "run_dir");
+  return summary;
+}
+
+Expected<RunSummary> parseSummaryText(std::string_view text) {
+  if (text.empty()) {
+    return makeError(ErrorKind::NotFound, "the run ended without writing summary.json");
+  }
+  const json object = json::parse(text, nullptr, false);
+  if (object.is_discarded() || !object.is_object()) {
+    return makeError(ErrorKind::Parse, "summary.json is not a JSON object");
+  }
+  auto summary = summaryFromJson(object);
+  if (!summary) return makeError(ErrorKind::Parse, "summary.json: " + summary.error().message);
   return summary;
 }
 

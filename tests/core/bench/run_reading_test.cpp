@@ -71,7 +71,7 @@ TEST(RunReading, TruncatedAndForeignLinesAreSkipped) {
                            R"({"event":"step","step":2,"lo)";
   const RunReading reading = readRun(text, kCompleted, 0);
   EXPECT_EQ(reading.stepTimes.size(), 1U);
-  EXPECT_EQ(lastStep(text), 1);
+  EXPECT_EQ(runs::lastStep(text), 1);
 }
 
 TEST(RunReading, WithoutMeasuredStepsTheSummaryMediansAreUsed) {
@@ -90,9 +90,9 @@ TEST(RunReading, LossesThatWereNotReadBackAreNotInTheCurve) {
 }
 
 TEST(RunReading, LastStepIsTheNewestCompleteStepEvent) {
-  EXPECT_EQ(lastStep(""), 0);
-  EXPECT_EQ(lastStep(events({kStart})), 0);
-  EXPECT_EQ(lastStep(events({kStart, step(1, 0.1, 1.0), step(2, 0.1, 1.0),
+  EXPECT_EQ(runs::lastStep(""), 0);
+  EXPECT_EQ(runs::lastStep(events({kStart})), 0);
+  EXPECT_EQ(runs::lastStep(events({kStart, step(1, 0.1, 1.0), step(2, 0.1, 1.0),
                              R"({"event":"end"})"})),
             2);
 }

@@ -2,7 +2,7 @@
 // collects a short child's output with a deadline (nvidia-smi, tests driving
 // the CLI); runWatchedProcess runs a long child (a benchmark's training run)
 // whose output goes to a log file, so it never fills a pipe, while the caller
-// watches it and may stop it. Both spawn through one posix_spawn wrapper.
+// watches it and may stop it. Both start the child through one spawn function.
 #pragma once
 
 #include <chrono>

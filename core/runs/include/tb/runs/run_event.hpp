@@ -82,6 +82,14 @@ struct EventFile {
 /// Reads `runDir`/events.jsonl; an error only when the file cannot be read.
 [[nodiscard]] Expected<EventFile> readEvents(const std::filesystem::path& runDir);
 
+/// The highest step number among the complete `step` events, 0 when none:
+/// how far a run still in progress has got. Parses from the end, so a reader
+/// polling a long run does not parse every line again.
+[[nodiscard]] std::int64_t lastStep(std::string_view eventsJsonl);
+
+/// lastStep of the run directory's events; 0 while they cannot be read.
+[[nodiscard]] std::int64_t lastStepOfRun(const std::filesystem::path& runDir);
+
 /// The step samples of `events`, in order.
 [[nodiscard]] std::vector<StepSample> stepSamples(const std::vector<RunEvent>& events);
 

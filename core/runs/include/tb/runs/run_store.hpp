@@ -45,8 +45,12 @@ inline constexpr std::chrono::seconds kRunningGrace{120};
 /// `runDir`/config.json; the error names the file and what is wrong with it.
 [[nodiscard]] Expected<RunConfigRecord> readRunConfig(const std::filesystem::path& runDir);
 
-/// `runDir`/summary.json; NotFound when the run has not written one (yet).
+/// `runDir`/summary.json; NotFound when the run has not written one (yet),
+/// as parseSummaryText says for empty text.
 [[nodiscard]] Expected<RunSummary> readRunSummary(const std::filesystem::path& runDir);
+
+/// Whether `path` is one run's directory (it has config.json), not a store.
+[[nodiscard]] bool isRunDirectory(const std::filesystem::path& path);
 
 /// The record of one run directory; never fails (problems go to `message`).
 [[nodiscard]] RunRecord readRun(const std::filesystem::path& runDir,

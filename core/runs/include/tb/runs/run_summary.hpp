@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -52,5 +53,10 @@ struct RunSummary {
 /// Reads a summary object. Absent fields keep their defaults (older runs have
 /// fewer); `status` must be one of the four end states, or the error names it.
 [[nodiscard]] Expected<RunSummary> summaryFromJson(const nlohmann::json& json);
+
+/// summary.json's text. Empty text is NotFound (the run ended, or has not yet
+/// ended, without writing one); text that is not a summary is Parse, and the
+/// error names the file.
+[[nodiscard]] Expected<RunSummary> parseSummaryText(std::string_view text);
 
 }  // namespace tb::runs
