@@ -28,8 +28,11 @@ packages=(
   # tests: GoogleTest, and a real OCI registry on loopback for the registry client
   libgtest-dev libgmock-dev docker-registry
   # numerical parity and the eager benchmark compare the engine with PyTorch
-  # itself (Debian's, the same 1.13 as libtorch-dev)
+  # itself (Debian's, the same 1.13 as libtorch-dev); its torchrun launches
+  # the data-parallel tests' workers
   python3-torch
+  # two "nodes" of a data-parallel test: network namespaces joined by veth
+  iproute2
 )
 
 sudo_cmd=()

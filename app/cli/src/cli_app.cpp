@@ -113,7 +113,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return code == 0 ? kExitSuccess : kExitBadInput;
   }
 
-  const CommandContext context(globals, out, err);
+  const CommandContext context(globals, out, err,
+                               std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
   for (const RegisteredCommand& command : commands) {
     if (!command.subcommand->parsed()) continue;
     try {

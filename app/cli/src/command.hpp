@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tb/catalog/catalog.hpp"
@@ -28,11 +29,15 @@ struct GlobalOptions {
 /// options. Commands write only through these streams.
 class CommandContext {
  public:
-  CommandContext(const GlobalOptions& globals, std::ostream& out, std::ostream& err)
-      : globals_(globals), out_(out), err_(err) {}
+  CommandContext(const GlobalOptions& globals, std::ostream& out, std::ostream& err,
+                 std::vector<std::string> arguments = {})
+      : globals_(globals), out_(out), err_(err), arguments_(std::move(arguments)) {}
 
   [[nodiscard]] std::ostream& out() const { return out_; }
   [[nodiscard]] std::ostream& err() const { return err_; }
+  /// The command line after the program name, as given: a launcher starts
+  /// its workers with it, less its own options.
+  [[nodiscard]] const std::vector<std::string>& arguments() const { return arguments_; }
 
   /// The built-in catalog with every --catalog file laid over it in order.
   /// Errors are bad input and name the file and the JSON path.
@@ -46,6 +51,7 @@ class CommandContext {
   const GlobalOptions& globals_;
   std::ostream& out_;
   std::ostream& err_;
+  std::vector<std::string> arguments_;
 };
 
 /// Replaces the process with a fresh start on OpenBLAS's kernels for this CPU

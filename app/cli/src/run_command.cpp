@@ -18,12 +18,14 @@
 
 #if TB_HAVE_ENGINE
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
+#include "run_launcher.hpp"
+#include "run_summary_text.hpp"
 #include "tb/common/stop_signals.hpp"
-#include "tb/common/units.hpp"
+#include "tb/common/text.hpp"
+#include "tb/engine/launch_env.hpp"
 #include "tb/engine/trainer.hpp"
 #endif
 
@@ -51,6 +53,12 @@ struct RunOptions {
   std::int64_t seqMax = 0;
   bool explain = false;
   bool json = false;
+  // Data parallelism: the launcher's options (run_launcher.hpp) and the
+  // workers' own.
+  LaunchOptions launch;
+  const CLI::Option* nprocGiven = nullptr;  ///< --nproc-per-node, even as 0 (refused)
+  double distTimeoutSeconds = 300.0;
+  double bucketMiB = 25.0;
 };
 
 // --recompute wins; without it the image's CHECKPOINT_OPTIMIZATION=true means
@@ -68,23 +76,6 @@ Expected<engine::RecomputePolicy> recomputePolicy(const std::string& flag) {
   }
   return makeError(ErrorKind::BadInput, "CHECKPOINT_OPTIMIZATION: '" + std::string(variable) +
                                             "' is neither true nor false");
-}
-
-void printSummary(std::ostream& out, const engine::RunSummary& s) {
-  char line[512];
-  std::snprintf(line, sizeof(line),
-                "%s: %s after step %lld, loss %.4f -> %.4f\n"
-                "%.0f tokens/s, step %.4f s, peak %s, MFU %.1f%% of %.1f GFLOP/s "
-                "(in-process matmul probe)\n%d threads on %s, %lld parameters, recompute %s\n",
-                s.model.c_str(), std::string(runs::toString(s.state)).c_str(),
-                static_cast<long long>(s.steps), s.lossFirst.value_or(0.0), s.lossLast.value_or(0.0),
-                s.tokensPerSecond,
-                s.stepTimeSeconds, formatBytes(s.peakBytes).c_str(), s.mfu * 100.0,
-                s.matmulGflops, s.threads, s.device.c_str(), static_cast<long long>(s.params),
-                s.recompute.c_str());
-  out << line;
-  if (s.heldOutLoss) out << "held-out loss " << *s.heldOutLoss << '\n';
-  out << "run directory: " << s.runDir.string() << '\n';
 }
 
 Expected<bool> parseOnOff(const std::string& flag, const std::string& value) {
@@ -109,6 +100,26 @@ int runRun(const CommandContext& context, const RunOptions& options) {
                                   "--events - and --json both write to stdout; give --events a "
                                   "file or drop --json"));
   }
+  // The workers' own values, checked before any worker starts.
+  if (options.distTimeoutSeconds <= 0.0) {
+    return context.fail(makeError(ErrorKind::BadInput,
+                                  "--dist-timeout " + formatDecimal(options.distTimeoutSeconds) +
+                                      ": must be positive"));
+  }
+  if (options.bucketMiB < 0.0) {
+    return context.fail(makeError(ErrorKind::BadInput,
+                                  "--bucket-mb " + formatDecimal(options.bucketMiB) +
+                                      ": must be 0 (one all-reduce after backward) or more"));
+  }
+  if (options.nprocGiven != nullptr && options.nprocGiven->count() > 0) {
+    return launchWorkers(context, options.launch,
+                         {options.json, options.events, options.distTimeoutSeconds,
+                          *device == engine::Device::Cuda});
+  }
+  // A worker of a group (started by the launcher above, torchrun, a
+  // Kubernetes indexed Job or Slurm) learns its place from the environment.
+  auto launched = engine::launchEnvFrom(engine::processEnvironment());
+  if (!launched) return context.fail(launched.error());
   // After the checks that need no tensors, so that bad input is refused
   // without a second start; before the events file or anything else is written.
   restartForBlasKernelsIfAllowed();
@@ -138,6 +149,12 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   config.saveEvery = options.saveEvery;
   config.resumeDir = options.resume;
   config.stop = signals.token();
+  if (launched->has_value()) {
+    config.dataParallel = engine::DataParallel{
+        **launched,
+        std::chrono::milliseconds(static_cast<std::int64_t>(options.distTimeoutSeconds * 1000.0)),
+        options.bucketMiB};
+  }
 
   if (options.explain) {
     auto plan = engine::explainCompiledStep(config);
@@ -149,8 +166,10 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   if (!summary) return context.fail(summary.error());
   if (options.json) {
     printJson(context.out(), runs::toJson(*summary));
-  } else if (options.events != "-") {
-    printSummary(context.out(), *summary);
+  } else if (options.events != "-" && summary->rank == 0) {
+    // Under torchrun every worker's stdout reaches the terminal: the run's
+    // text is rank 0's; the others' summaries are in their ranks/ folders.
+    printRunSummary(context.out(), *summary);
   }
   if (summary->state == runs::RunState::Completed) return kExitSuccess;
   context.err() << "trainbench: run " << runs::toString(summary->state) << ": "
@@ -213,10 +232,33 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
                       "Longest sequence of a step (default: the model's seq)")
       ->type_name("N");
   command->add_flag("--json", options->json, "Print the summary as one JSON document");
+  options->nprocGiven = command->add_option("--nproc-per-node", options->launch.nprocPerNode,
+                      "Train data-parallel: start N worker processes on this node (the "
+                      "launcher hosts the rendezvous store on node 0)")
+      ->type_name("N");
+  command->add_option("--nnodes", options->launch.nnodes, "Nodes of the group (default 1)")
+      ->type_name("M");
+  command->add_option("--node-rank", options->launch.nodeRank, "This node's rank (default 0)")
+      ->type_name("R");
+  command->add_option("--master-addr", options->launch.masterAddr,
+                      "Host of the rendezvous store (default 127.0.0.1)")
+      ->type_name("HOST");
+  command->add_option("--master-port", options->launch.masterPort,
+                      "Port of the rendezvous store (default 29500; 0: a free one, one node)")
+      ->type_name("PORT");
+  command->add_option("--dist-timeout", options->distTimeoutSeconds,
+                      "Deadline of every collective and store call, in seconds (default 300)")
+      ->type_name("SECONDS");
+  command->add_option("--bucket-mb", options->bucketMiB,
+                      "Gradient all-reduce bucket size in MiB (default 25, the first 1); 0: one "
+                      "all-reduce after backward")
+      ->type_name("MB");
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Exit codes: 0 completed; 1 oom, interrupted (SIGINT/SIGTERM) or failed, with the\n"
-      "summary still written to the run directory; 2 bad input. Fields: docs/CLI.md.");
+      "summary still written to the run directory; 2 bad input. With --nproc-per-node the\n"
+      "first failing worker's code (128+N for signal N), naming its rank. Workers started\n"
+      "by torchrun (--no-python) read RANK, WORLD_SIZE, MASTER_ADDR, ... Fields: docs/CLI.md.");
   return {command, [options](const CommandContext& context) { return runRun(context, *options); }};
 #else
   command->allow_extras();

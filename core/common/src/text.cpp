@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace tb {
 
@@ -50,6 +51,12 @@ std::string joinList(const std::vector<std::string>& items, std::string_view sep
     out += items[i];
   }
   return out;
+}
+
+std::string formatDecimal(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.10g", value);
+  return text;
 }
 
 }  // namespace tb

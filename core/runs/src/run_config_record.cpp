@@ -28,7 +28,11 @@ json toJson(const RunConfigRecord& config) {
           {"seq_max", config.seqMax},
           {"save_every", config.saveEvery},
           {"resume", config.resume},
-          {"torch_version", config.torchVersion}};
+          {"torch_version", config.torchVersion},
+          {"world_size", config.worldSize},
+          {"rank", config.rank},
+          {"bucket_mb", config.bucketMiB},
+          {"dist_timeout_ms", config.distTimeoutMs}};
 }
 
 Expected<RunConfigRecord> configFromJson(const json& object) {
@@ -60,6 +64,10 @@ Expected<RunConfigRecord> configFromJson(const json& object) {
   config.saveEvery = integerOr(object, "save_every");
   config.resume = textOr(object, "resume");
   config.torchVersion = textOr(object, "torch_version");
+  config.worldSize = static_cast<int>(integerOr(object, "world_size", 1));
+  config.rank = static_cast<int>(integerOr(object, "rank"));
+  config.bucketMiB = numberOr(object, "bucket_mb", 0.0);
+  config.distTimeoutMs = integerOr(object, "dist_timeout_ms");
   return config;
 }
 

@@ -50,6 +50,10 @@ Expected<RunDirectory> RunDirectory::create(const std::filesystem::path& request
   return directory;
 }
 
+std::filesystem::path rankDirectory(const std::filesystem::path& runDirectory, int rank) {
+  return runDirectory / "ranks" / std::to_string(rank);
+}
+
 Status RunDirectory::writeConfig(const RunConfigRecord& config) const {
   return writeFileAtomically(path_ / "config.json", dump(toJson(config), 2) + "\n");
 }

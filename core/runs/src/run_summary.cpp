@@ -36,6 +36,19 @@ json toJson(const RunSummary& summary) {
   };
   if (summary.heldOutLoss) object["loss_heldout"] = *summary.heldOutLoss;
   if (!summary.message.empty()) object["message"] = summary.message;
+  if (summary.worldSize > 1) {
+    object["world_size"] = summary.worldSize;
+    object["rank"] = summary.rank;
+    json ranks = json::array();
+    for (const RankOutcome& rank : summary.ranks) {
+      json entry{{"rank", rank.rank},
+                 {"status", toString(rank.state)},
+                 {"peak_bytes", rank.peakBytes}};
+      if (!rank.message.empty()) entry["message"] = rank.message;
+      ranks.push_back(std::move(entry));
+    }
+    object["ranks"] = std::move(ranks);
+  }
   return object;
 }
 
@@ -67,6 +80,17 @@ Expected<RunSummary> summaryFromJson(const json& object) {
   summary.compile = flagOr(object, "compile", false);
   summary.matmulPath = textOr(object, "matmul_path");
   summary.runDir = textOr(object, "run_dir");
+  summary.worldSize = static_cast<int>(integerOr(object, "world_size", 1));
+  summary.rank = static_cast<int>(integerOr(object, "rank"));
+  if (const auto found = object.find("ranks"); found != object.end() && found->is_array()) {
+    for (const json& entry : *found) {
+      if (!entry.is_object()) return makeError(ErrorKind::Parse, "ranks: an entry is not an object");
+      const Expected<RunState> rankState = endStateField(entry);
+      if (!rankState) return makeError(ErrorKind::Parse, "ranks: " + rankState.error().message);
+      summary.ranks.push_back({static_cast<int>(integerOr(entry, "rank")), *rankState,
+                               bytesOr(entry, "peak_bytes"), textOr(entry, "message")});
+    }
+  }
   return summary;
 }
 

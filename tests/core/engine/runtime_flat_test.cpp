@@ -105,7 +105,7 @@ TEST(FlatParameters, DecayingMatricesComeFirstAndBiasesAfter) {
     EXPECT_EQ(decays, offset < flat.decayEnd()) << parameter.name;
     offset += parameter.tensor.numel();
   }
-  EXPECT_EQ(offset, flat.flatValues().numel());
+  EXPECT_EQ(offset, flat.valueBuffer().numel());
 }
 
 TEST(FlatParameters, BackwardAccumulatesIntoTheFlatGradientBufferInPlace) {
@@ -126,9 +126,9 @@ TEST(FlatParameters, BackwardAccumulatesIntoTheFlatGradientBufferInPlace) {
     squares += grad.pow(2).sum().item<double>();
   }
   EXPECT_GT(squares, 0.0);
-  EXPECT_NEAR(flat.flatGradients().pow(2).sum().item<double>(), squares, 1e-5 * squares);
+  EXPECT_NEAR(flat.gradientBuffer().pow(2).sum().item<double>(), squares, 1e-5 * squares);
   flat.zeroGrad();
-  EXPECT_EQ(flat.flatGradients().abs().max().item<double>(), 0.0);
+  EXPECT_EQ(flat.gradientBuffer().abs().max().item<double>(), 0.0);
 }
 
 TEST(FlatParameters, RestoreRefusesStateWithAMissingTensor) {

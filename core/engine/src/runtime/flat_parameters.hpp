@@ -31,11 +31,11 @@ class FlatParameters final : public ParameterUpdate {
   [[nodiscard]] std::vector<NamedTensor> state() const override;
   void restore(const std::vector<NamedTensor>& state, std::int64_t stepCount) override;
   [[nodiscard]] const AdamWOptions& options() const override { return options_; }
+  [[nodiscard]] at::Tensor valueBuffer() const override { return values_; }
+  [[nodiscard]] at::Tensor gradientBuffer() const override { return gradients_; }
 
   /// Elements [0, decayEnd) belong to 2-D parameters and get weight decay.
   [[nodiscard]] std::int64_t decayEnd() const { return decayEnd_; }
-  [[nodiscard]] const at::Tensor& flatValues() const { return values_; }
-  [[nodiscard]] const at::Tensor& flatGradients() const { return gradients_; }
 
  private:
   [[nodiscard]] std::vector<NamedTensor> viewsOf(const at::Tensor& flat,

@@ -30,6 +30,10 @@ class ParameterUpdate {
   /// Restores moments saved by state() and the step count they belong to.
   virtual void restore(const std::vector<NamedTensor>& state, std::int64_t stepCount) = 0;
   [[nodiscard]] virtual const AdamWOptions& options() const = 0;
+  /// The one buffer all weights / all gradients live in, if there is one
+  /// (flat parameters): data parallelism then sends it whole or in slices.
+  [[nodiscard]] virtual at::Tensor valueBuffer() const { return {}; }
+  [[nodiscard]] virtual at::Tensor gradientBuffer() const { return {}; }
 };
 
 /// The stock update: clipGradients then AdamW::step, one tensor at a time.

@@ -71,13 +71,19 @@ Expected<TokenBatches> TokenBatches::open(const DataChoice& data, const ModelCon
   return batches;
 }
 
+void TokenBatches::shard(int rank) { firstRow_ = static_cast<std::int64_t>(rank) * batch_; }
+
 std::vector<std::int64_t> TokenBatches::trainBatch(std::int64_t step) const {
   const auto rowLength = static_cast<std::size_t>(seq_ + 1);
   std::vector<std::int64_t> tokens;
   tokens.reserve(static_cast<std::size_t>(batch_) * rowLength);
   auto rng = streamFor(seed_, kBatchStream, step);
   std::uniform_int_distribution<std::int64_t> token(0, vocab_ - 1);
-  for (std::int64_t row = 0; row < batch_; ++row) {
+  // The rows before this rank's are drawn and dropped: each row is drawn
+  // from the one stream of the step, in order.
+  const std::int64_t lastRow = firstRow_ + batch_;
+  for (std::int64_t row = 0; row < lastRow; ++row) {
+    if (row == firstRow_) tokens.clear();
     switch (kind_) {
       case DataKind::Random:
         for (std::size_t i = 0; i < rowLength; ++i) tokens.push_back(token(rng));

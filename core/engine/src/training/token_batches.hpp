@@ -23,6 +23,12 @@ class TokenBatches {
                                                    const ModelConfig& model,
                                                    std::uint64_t seed);
 
+  /// This process as rank `rank` of a data-parallel group, each rank with
+  /// the model's batch: it trains rows [rank·batch, (rank+1)·batch) of the
+  /// global batch one process with all the rows would train, so N ranks
+  /// train exactly what one would.
+  void shard(int rank);
+
   [[nodiscard]] std::vector<std::int64_t> trainBatch(std::int64_t step) const;
 
   /// Consecutive windows of the held-out split (text data only, else none);
@@ -41,7 +47,8 @@ class TokenBatches {
   DataKind kind_ = DataKind::Random;
   std::int64_t vocab_ = 0;
   std::int64_t seq_ = 0;
-  std::int64_t batch_ = 0;
+  std::int64_t batch_ = 0;       // rows of this process's batch
+  std::int64_t firstRow_ = 0;    // of the global batch (shard)
   std::uint64_t seed_ = 0;
   std::int64_t multiplier_ = 1;
   std::int64_t increment_ = 0;

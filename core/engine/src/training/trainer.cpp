@@ -1,8 +1,13 @@
 // runTraining in three phases: check everything that can be checked without
 // tensors (so bad input is an Error before a run directory exists), set up the
-// process (allocator, threads, matmul probe, the step's operators) and the run
-// directory, then hand over to the training loop and turn its result into the
-// summary.
+// process (allocator, threads, matmul probe, the step's operators, the
+// data-parallel group) and the run directory, then hand over to the training
+// loop and turn its result into the summary.
+//
+// A data-parallel run has one run directory: rank 0 creates it (and writes
+// the run's config, events and summary there, with global figures) and
+// passes its path through the rendezvous store; every other rank writes its
+// own events and summary below it (runs::rankDirectory).
 #include "tb/engine/trainer.hpp"
 
 #include <ATen/ATen.h>
@@ -12,6 +17,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "distributed/c10d_communicator.hpp"
 #include "matmul/block_timing.hpp"
 #include "fused/compiled_step.hpp"
 #include "model/decoder_ops.hpp"
@@ -23,6 +29,7 @@
 #include "training/training_loop.hpp"
 #include "tb/common/host_cores.hpp"
 #include "tb/common/statistics.hpp"
+#include "tb/common/text.hpp"
 #include "tb/runs/model_json.hpp"
 #include "tb/engine/blas_kernels.hpp"
 
@@ -50,6 +57,16 @@ Status checkRun(const RunConfig& config) {
       return bad("sequence range --seq-min " + std::to_string(lo) + " --seq-max " +
                  std::to_string(hi) + " must satisfy 2 <= min <= max <= the model's seq " +
                  std::to_string(config.model.seq));
+    }
+  }
+  if (config.dataParallel) {
+    if (config.dataParallel->bucketMiB < 0.0) {
+      return bad("bucket-mb must be 0 (one all-reduce after backward) or more, got " +
+                 formatDecimal(config.dataParallel->bucketMiB));
+    }
+    if (config.dataParallel->timeout.count() <= 0) {
+      return bad("dist-timeout must be positive, got " +
+                 std::to_string(config.dataParallel->timeout.count()) + " ms");
     }
   }
   if (config.saveEvery < 0) {
@@ -111,6 +128,12 @@ runs::RunConfigRecord configRecord(const RunConfig& config, HostThreads threads)
   record.saveEvery = config.saveEvery;
   record.resume = config.resumeDir.string();
   record.torchVersion = compat::kTorchVersion;
+  if (config.dataParallel) {
+    record.worldSize = config.dataParallel->launch.worldSize;
+    record.rank = config.dataParallel->launch.rank;
+    record.bucketMiB = config.dataParallel->bucketMiB;
+    record.distTimeoutMs = config.dataParallel->timeout.count();
+  }
   return record;
 }
 
@@ -120,7 +143,56 @@ runs::RunConfigRecord configRecord(const RunConfig& config, HostThreads threads)
 int threadsFor(const RunConfig& config) {
   static const int libtorchDefault = at::get_num_threads();
   if (config.threads > 0) return config.threads;
-  return config.runtime.threads ? tb::physicalCoreCount() : libtorchDefault;
+  // The workers of one node share its cores.
+  const int share = config.dataParallel ? config.dataParallel->launch.localWorldSize : 1;
+  return std::max(1, (config.runtime.threads ? tb::physicalCoreCount() : libtorchDefault) / share);
+}
+
+/// Joins the data-parallel group of a launched worker; null for one process.
+Expected<std::unique_ptr<Communicator>> joinGroup(const RunConfig& config) {
+  if (!config.dataParallel) return std::unique_ptr<Communicator>();
+  auto interfaces = glooInterfaces(processEnvironment(), hostInterfaces());
+  if (!interfaces) return interfaces.error();
+  return joinGlooGroup({config.dataParallel->launch, config.dataParallel->timeout, *interfaces});
+}
+
+/// The run's directory: rank 0 makes it and tells the others, who each keep
+/// theirs below it. A rank 0 that cannot make it says so through the store
+/// too, so that nobody waits for a path that will not come.
+Expected<runs::RunDirectory> openRunDirectory(const RunConfig& config, Communicator* group) {
+  constexpr const char* kKey = "run_dir";
+  constexpr char kFailed = '!';
+  if (group == nullptr) return runs::RunDirectory::create(config.runDir, config.model.name);
+  if (group->rank() == 0) {
+    auto directory = runs::RunDirectory::create(config.runDir, config.model.name);
+    group->publish(kKey, directory ? directory->path().string()
+                                   : kFailed + directory.error().message);
+    return directory;
+  }
+  std::string path;
+  try {
+    path = group->fetch(kKey);
+  } catch (const CollectiveError& error) {
+    return makeError(ErrorKind::Runtime, error.what());
+  }
+  if (!path.empty() && path.front() == kFailed) {
+    return makeError(ErrorKind::Runtime, "rank 0 could not create the run directory: " +
+                                             path.substr(1));
+  }
+  return runs::RunDirectory::create(runs::rankDirectory(path, group->rank()), config.model.name);
+}
+
+/// Every rank's peak, once all of them finished the same steps; the run's
+/// peak is the largest.
+void gatherRanks(Communicator& group, RunSummary& summary) {
+  at::Tensor peaks = at::zeros({group.worldSize()}, at::kLong);
+  peaks[group.rank()] = static_cast<std::int64_t>(summary.peakBytes);
+  group.allReduceSum(peaks, "all-reduce of every rank's peak memory")->wait();
+  for (int rank = 0; rank < group.worldSize(); ++rank) {
+    const auto peak = static_cast<std::uint64_t>(peaks[rank].item<std::int64_t>());
+    summary.ranks.push_back({rank, summary.state, peak, ""});
+    summary.peakBytes = std::max(summary.peakBytes, peak);
+  }
 }
 
 /// Before the probe: stock keeps both libraries' defaults (restored, since a
@@ -216,6 +288,7 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   if (!recompute) return recompute.error();
   auto data = TokenBatches::open(config.data, config.model, config.seed);
   if (!data) return data.error();
+  if (config.dataParallel) data->shard(config.dataParallel->launch.rank);
   std::optional<Checkpoint> resume;
   if (!config.resumeDir.empty()) {
     auto loaded = loadCheckpoint(config.resumeDir);
@@ -223,7 +296,10 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
     if (const Status fits = checkResume(config, *loaded); !fits) return fits.error();
     resume = std::move(*loaded);
   }
-  auto directory = runs::RunDirectory::create(config.runDir, config.model.name);
+  auto group = joinGroup(config);
+  if (!group) return group.error();
+  Communicator* const communicator = group->get();
+  auto directory = openRunDirectory(config, communicator);
   if (!directory) return directory.error();
 
   if (config.runtime.keepMemory) keepFreedHostMemory();
@@ -255,7 +331,11 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
                           ops.get(),
                           config.compile && config.runtime.flatGradients &&
                               plan.fuses("adamw+clip"),
-                          recompute->policy};
+                          recompute->policy,
+                          communicator,
+                          config.dataParallel ? static_cast<std::int64_t>(
+                                                    config.dataParallel->bucketMiB * 1024 * 1024)
+                                              : 0};
 
   RunSummary summary;
   summary.model = config.model.name;
@@ -269,6 +349,10 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   summary.device = std::string(toString(config.device));
   summary.runDir = directory->path();
   summary.recompute = toString(recompute->policy);
+  if (communicator != nullptr) {
+    summary.worldSize = communicator->worldSize();
+    summary.rank = communicator->rank();
+  }
 
   allocator.resetPeak();
   if (device.is_cuda()) compat::resetCudaPeak(0);
@@ -291,6 +375,20 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
   allocator.setBudget(config.memoryBudgetBytes);
   runTrainingLoop(inputs, summary, records);
   allocator.setBudget(0);
+  if (communicator != nullptr) {
+    const bool together =
+        summary.state == RunState::Completed || summary.state == RunState::Interrupted;
+    try {
+      if (together) gatherRanks(*communicator, summary);
+    } catch (const CollectiveError& error) {
+      summary.state = RunState::Failed;
+      summary.message = error.what();
+      summary.ranks.clear();
+    }
+    if (summary.ranks.empty()) {
+      summary.ranks.push_back({summary.rank, summary.state, summary.peakBytes, summary.message});
+    }
+  }
 
   // The median step time, robust to a slow first step or a hiccup, over the
   // mean tokens of a step (they differ only under --seq-min/--seq-max), so

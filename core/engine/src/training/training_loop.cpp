@@ -5,6 +5,13 @@
 // reads them back every step. Failures become a status, not an exception: an
 // out-of-memory refusal is `oom`, a stop request `interrupted`, anything else
 // `failed`, and the events so far stay on disk.
+//
+// Under data parallelism (a Communicator) the step adds what DDP adds: the
+// weights broadcast from rank 0 at the start, the gradients averaged over
+// the ranks in buckets that travel while backward runs (gradient_sync.hpp),
+// and two agreements: whether to stop (every rank stops before the same step,
+// or the ones that go on would wait on the ones that left), and the reported
+// loss, the mean over the ranks, summed once per read-back interval.
 #include "training/training_loop.hpp"
 
 #include <ATen/ATen.h>
@@ -13,6 +20,7 @@
 #include <memory>
 #include <utility>
 
+#include "distributed/gradient_sync.hpp"
 #include "model/decoder.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/parameter_update.hpp"
@@ -86,14 +94,33 @@ struct PendingStep {
 /// Reads back the pending steps and writes their events, oldest first.
 class StepReporter {
  public:
-  StepReporter(runs::RunEventLog& events, RunSummary& summary, double learningRate)
-      : events_(&events), summary_(&summary), learningRate_(learningRate) {}
+  StepReporter(runs::RunEventLog& events, RunSummary& summary, double learningRate,
+               Communicator* communicator)
+      : events_(&events),
+        summary_(&summary),
+        learningRate_(learningRate),
+        communicator_(communicator) {}
 
   void add(PendingStep step) { pending_.push_back(std::move(step)); }
 
-  void flush() {
-    for (const PendingStep& step : pending_) {
-      const double loss = step.loss.item<double>();
+  /// `global`: the losses are averaged over the ranks first (every rank must
+  /// flush at the same steps then); after a failure they are this rank's own.
+  void flush(bool global = true) {
+    at::Tensor losses;
+    if (!pending_.empty()) {
+      std::vector<at::Tensor> each;
+      for (const PendingStep& step : pending_) each.push_back(step.loss.to(at::kFloat).reshape({}));
+      losses = at::stack(each).to(at::kCPU).contiguous();
+      if (global && communicator_ != nullptr && communicator_->worldSize() > 1) {
+        communicator_->allReduceSum(losses, "all-reduce of the losses up to step " +
+                                                std::to_string(pending_.back().step))
+            ->wait();
+        losses.div_(communicator_->worldSize());
+      }
+    }
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      const PendingStep& step = pending_[i];
+      const double loss = losses[static_cast<std::int64_t>(i)].item<double>();
       const double gradNorm = step.gradNorm.defined() ? step.gradNorm.item<double>() : 0.0;
       summary_->losses.push_back(loss);
       const double seconds = step.record.seconds;
@@ -115,7 +142,7 @@ class StepReporter {
   /// After a failure: report what can still be read, never throw.
   void flushQuietly() noexcept {
     try {
-      flush();
+      flush(false);
     } catch (...) {  // NOLINT(bugprone-empty-catch): the failure is already being reported
       pending_.clear();
     }
@@ -125,9 +152,29 @@ class StepReporter {
   runs::RunEventLog* events_;
   RunSummary* summary_;
   double learningRate_;
+  Communicator* communicator_;
   std::vector<PendingStep> pending_;
 };
 
+/// Whether any rank was asked to stop: one all-reduce of a flag per step.
+bool agreeToStop(Communicator& communicator, bool stopHere, std::int64_t step) {
+  at::Tensor flag = at::full({1}, stopHere ? 1.0F : 0.0F, at::kFloat);
+  communicator.allReduceSum(flag, "agreeing on a stop before step " + std::to_string(step))->wait();
+  return flag.item<float>() > 0.0F;
+}
+
+/// Every rank starts from rank 0's weights, as DDP's construction does.
+void broadcastWeights(Communicator& communicator, const ParameterUpdate& update) {
+  at::NoGradGuard noGrad;
+  if (const at::Tensor values = update.valueBuffer(); values.defined()) {
+    communicator.broadcast(values, 0, "broadcast of the weights from rank 0");
+    return;
+  }
+  for (const NamedTensor& parameter : update.parameters()) {
+    communicator.broadcast(parameter.tensor.detach(), 0,
+                           "broadcast of " + parameter.name + " from rank 0");
+  }
+}
 }  // namespace
 
 void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<StepRecord>& records) {
@@ -145,7 +192,8 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
   const std::int64_t firstStep = in.resume != nullptr ? in.resume->step + 1 : 1;
   summary.firstStep = firstStep;
   summary.steps = firstStep - 1;
-  StepReporter reporter(*in.events, summary, AdamWOptions{}.learningRate);
+  StepReporter reporter(*in.events, summary, AdamWOptions{}.learningRate, in.communicator);
+  const std::int64_t ranks = in.communicator != nullptr ? in.communicator->worldSize() : 1;
 
   try {
     DecoderWeights weights = initialiseWeights(model, config.seed, device);
@@ -158,6 +206,13 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
     Decoder decoder(model, std::move(weights), *in.ops, computeType);
     decoder.setRecompute(in.recompute);
     if (in.resume != nullptr) restore(*in.resume, *update);
+    std::unique_ptr<GradientSync> sync;
+    if (in.communicator != nullptr) {
+      broadcastWeights(*in.communicator, *update);
+      // Definition order (namedParameters), which backward runs in reverse.
+      sync = std::make_unique<GradientSync>(*in.communicator, namedParameters(decoder.weights()),
+                                            update->gradientBuffer(), in.bucketBytes);
+    }
 
     const auto save = [&](std::int64_t step) {
       Checkpoint checkpoint{step, config.seed, model, update->parameters()};
@@ -167,13 +222,19 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       }
     };
 
+    // The weights are the same on every rank: rank 0 alone saves them.
+    const bool savesCheckpoints = in.communicator == nullptr || in.communicator->rank() == 0;
     summary.state = RunState::Completed;
     for (std::int64_t step = firstStep; step <= config.steps; ++step) {
-      if (config.stop.stopRequested()) {
+      bool stop = config.stop.stopRequested();
+      if (in.communicator != nullptr) stop = agreeToStop(*in.communicator, stop, step);
+      if (stop) {
         reporter.flush();
         summary.state = RunState::Interrupted;
         summary.message = "stopped by a signal before step " + std::to_string(step);
-        if (config.saveEvery > 0 && summary.steps >= firstStep) save(summary.steps);
+        if (config.saveEvery > 0 && summary.steps >= firstStep && savesCheckpoints) {
+          save(summary.steps);
+        }
         break;
       }
       const auto start = std::chrono::steady_clock::now();
@@ -181,21 +242,27 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       const at::Tensor rows =
           toRows(in.data->trainBatch(step), rowLength, device).narrow(1, 0, seq + 1);
       const at::Tensor loss = decoder.loss(rows);
+      if (sync) sync->beginStep(step);
       loss.backward();
+      if (sync) sync->finish();
       at::Tensor gradNorm = update->clipAndStep(kMaxGradNorm);
       update->zeroGrad();
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
       summary.steps = step;
-      const StepRecord record{elapsed.count(), rows.size(0) * seq};
+      const StepRecord record{elapsed.count(), rows.size(0) * seq * ranks};
       records.push_back(record);
       reporter.add({step, seq, loss.detach(), std::move(gradNorm), record, memoryNow(device)});
       if ((step - firstStep + 1) % syncEvery == 0 || step == config.steps) reporter.flush();
-      if (config.saveEvery > 0 && step % config.saveEvery == 0) save(step);
+      if (config.saveEvery > 0 && step % config.saveEvery == 0 && savesCheckpoints) save(step);
     }
     if (summary.state == RunState::Completed && in.data->hasHeldOut()) {
       summary.heldOutLoss = heldOutLoss(decoder, *in.data, rowLength, device);
     }
+  } catch (const CollectiveError& error) {
+    reporter.flushQuietly();
+    summary.state = RunState::Failed;
+    summary.message = error.what();
   } catch (const MemoryBudgetExceeded& refusal) {
     reporter.flushQuietly();
     summary.state = RunState::Oom;
@@ -211,6 +278,12 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       const auto* torchError = dynamic_cast<const c10::Error*>(&error);
       summary.message = torchError != nullptr ? torchError->what_without_backtrace() : error.what();
     }
+  }
+  // A rank that failed starts no further collective and leaves the ones in
+  // flight to the process's exit (communicator.hpp).
+  if (in.communicator != nullptr && summary.state != RunState::Completed &&
+      summary.state != RunState::Interrupted) {
+    in.communicator->abort();
   }
   summary.peakBytes = memoryNow(device).peak;
 }

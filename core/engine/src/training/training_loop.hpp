@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "training/checkpoint.hpp"
+#include "distributed/communicator.hpp"
 #include "model/decoder_ops.hpp"
+#include "training/checkpoint.hpp"
 #include "tb/runs/run_directory.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/engine/trainer.hpp"
@@ -27,9 +28,13 @@ struct LoopInputs {
   const DecoderOps* ops = nullptr;  ///< reference or compiled, on the chosen matmul path
   bool fusedUpdate = false;         ///< flat buffers updated by fused::clippedAdamW
   RecomputePolicy recompute;        ///< resolved (never Auto)
+  /// Data parallelism: null for one process. The data is this rank's shard.
+  Communicator* communicator = nullptr;
+  std::int64_t bucketBytes = 0;     ///< gradient bucket cap; 0: one all-reduce
 };
 
-/// What one step measured: its wall time and the tokens it trained on.
+/// What one step measured: its wall time and the tokens it trained on (all
+/// ranks' together under data parallelism).
 struct StepRecord {
   double seconds = 0.0;
   std::int64_t tokens = 0;

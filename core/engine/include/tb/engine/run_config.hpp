@@ -3,15 +3,18 @@
 // turns it into tensors behind its own header.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tb/common/expected.hpp"
 #include "tb/common/stop_token.hpp"
 #include "tb/runs/run_event.hpp"
+#include "tb/engine/launch_env.hpp"
 #include "tb/engine/model.hpp"
 #include "tb/model/recompute_modules.hpp"
 
@@ -95,6 +98,15 @@ struct RuntimeOptions {
 /// Receives each event as one JSON document without a trailing newline.
 using runs::EventSink;
 
+/// This process as one worker of a data-parallel group: each rank trains
+/// model.batch rows of a global batch of worldSize x model.batch and the
+/// gradients are averaged, so the run is one run of the global batch.
+struct DataParallel {
+  LaunchEnv launch;                           ///< from the torchrun environment
+  std::chrono::milliseconds timeout{300000};  ///< --dist-timeout: every collective's deadline
+  double bucketMiB = 25.0;  ///< --bucket-mb: gradient bucket cap; 0: one all-reduce after backward
+};
+
 /// One training run.
 struct RunConfig {
   ModelConfig model;
@@ -115,6 +127,7 @@ struct RunConfig {
   std::int64_t saveEvery = 0;          ///< checkpoint every N steps; 0 = never
   std::filesystem::path resumeDir;     ///< a run directory (or its checkpoint) to continue
   StopToken stop;                      ///< polled before each step
+  std::optional<DataParallel> dataParallel;  ///< unset: one process
 };
 
 

@@ -35,6 +35,11 @@ struct RunConfigRecord {
   std::int64_t saveEvery = 0;
   std::string resume;             ///< the run directory resumed from, if any
   std::string torchVersion;
+  // Data parallelism (one process: world size 1, rank 0).
+  int worldSize = 1;
+  int rank = 0;
+  double bucketMiB = 0.0;         ///< gradient bucket cap; 0: one all-reduce
+  std::int64_t distTimeoutMs = 0; ///< every collective's deadline; 0: not distributed
 
   friend bool operator==(const RunConfigRecord&, const RunConfigRecord&) = default;
 };

@@ -43,6 +43,11 @@ class RunDirectory {
   std::unique_ptr<std::ofstream> events_;
 };
 
+/// Where rank `rank` (> 0) of a data-parallel run keeps its own events and
+/// summary, inside the run's directory (rank 0 writes the run's own files).
+[[nodiscard]] std::filesystem::path rankDirectory(const std::filesystem::path& runDirectory,
+                                                  int rank);
+
 /// Every event goes to two places: the caller's sink and the run's
 /// events.jsonl. One object does both so that no event reaches one and
 /// misses the other; each line gets "event" and "elapsed_s" (seconds since

@@ -18,7 +18,19 @@
 
 namespace tb::runs {
 
+/// One worker of a data-parallel run, as the run's summary lists it.
+struct RankOutcome {
+  int rank = 0;
+  RunState state = RunState::Failed;
+  std::uint64_t peakBytes = 0;
+  std::string message;  ///< why it did not complete (its own words, or how it ended)
+
+  friend bool operator==(const RankOutcome&, const RankOutcome&) = default;
+};
+
 /// Measurements of one run; times are medians over the steps of this process.
+/// Under data parallelism tokens/s and the losses are the whole group's
+/// (global), peakBytes the largest rank's, and `ranks` each rank's outcome.
 struct RunSummary {
   RunState state = RunState::Failed;  ///< one of the four end states
   std::string message;             ///< why it did not complete; empty when it did
@@ -43,6 +55,9 @@ struct RunSummary {
   std::string matmulPath;          ///< the matrix-product path used: "aten", "onednn"
   std::filesystem::path runDir;
   std::vector<double> losses;      ///< per step, from firstStep on (in events, not the summary)
+  int worldSize = 1;
+  int rank = 0;                    ///< of the process that wrote it (rank 0 for the run's own)
+  std::vector<RankOutcome> ranks;  ///< empty for one process
 
   friend bool operator==(const RunSummary&, const RunSummary&) = default;
 };

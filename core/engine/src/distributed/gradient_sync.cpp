@@ -1,0 +1,195 @@
+// The hooks are post-hooks of each parameter's AccumulateGrad node, the ones
+// DDP's Reducer registers: they run after the gradient was added into
+// .grad(), so a bucket whose parameters have all fired holds its final sum.
+// The nodes are held here, since a parameter keeps only a weak reference to
+// its accumulator and the hook would die with it.
+#include "distributed/gradient_sync.hpp"
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+namespace tb::engine {
+
+std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
+                                std::int64_t firstCapBytes, std::int64_t capBytes) {
+  std::vector<std::size_t> byOffset(spans.size());
+  std::iota(byOffset.begin(), byOffset.end(), std::size_t{0});
+  std::sort(byOffset.begin(), byOffset.end(),
+            [&](std::size_t a, std::size_t b) { return spans[a].offset > spans[b].offset; });
+  // As DDP's compute_bucket_assignment_by_size: a bucket takes parameters
+  // until it holds at least its cap, then closes.
+  constexpr std::int64_t kElementBytes = 4;
+  std::vector<Bucket> buckets;
+  std::vector<std::int64_t> readyBy;
+  bool closed = false;
+  for (const std::size_t index : byOffset) {
+    const GradientSpan& span = spans[index];
+    const bool contiguous = !buckets.empty() && buckets.back().offset == span.offset + span.numel;
+    if (buckets.empty() || closed || !contiguous) {
+      buckets.push_back({span.offset + span.numel, 0, {}});
+      readyBy.push_back(0);
+      closed = false;
+    }
+    Bucket& bucket = buckets.back();
+    bucket.offset = span.offset;
+    bucket.numel += span.numel;
+    bucket.parameters.push_back(index);
+    readyBy.back() = std::max(readyBy.back(), span.readyOrder);
+    const std::int64_t cap = buckets.size() == 1 ? std::min(firstCapBytes, capBytes) : capBytes;
+    closed = capBytes > 0 && bucket.numel * kElementBytes >= cap;
+  }
+  std::vector<std::size_t> order(buckets.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return readyBy[a] < readyBy[b]; });
+  std::vector<Bucket> launched;
+  launched.reserve(buckets.size());
+  for (const std::size_t index : order) launched.push_back(std::move(buckets[index]));
+  return launched;
+}
+
+struct GradientSync::Hooked {
+  std::shared_ptr<torch::autograd::Node> accumulator;
+};
+
+namespace {
+
+class ReadyHook final : public torch::autograd::FunctionPostHook {
+ public:
+  ReadyHook(GradientSync& sync, std::size_t index) : sync_(&sync), index_(index) {}
+  torch::autograd::variable_list operator()(
+      const torch::autograd::variable_list& outputs,
+      const torch::autograd::variable_list& /*inputs*/) override {
+    sync_->gradientReady(index_);
+    return outputs;
+  }
+
+ private:
+  GradientSync* sync_;
+  std::size_t index_;
+};
+
+}  // namespace
+
+GradientSync::GradientSync(Communicator& communicator, const std::vector<NamedTensor>& parameters,
+                           at::Tensor flatGradients, std::int64_t bucketBytes)
+    : communicator_(&communicator), parameters_(parameters) {
+  const auto count = static_cast<std::int64_t>(parameters_.size());
+  copies_ = !flatGradients.defined();
+  if (copies_) {
+    std::int64_t total = 0;
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto numel = parameters_[static_cast<std::size_t>(i)].tensor.numel();
+      spans_.push_back({total, numel, count - 1 - i});
+      total += numel;
+    }
+    buffer_ = at::zeros({total}, parameters_.front().tensor.options().requires_grad(false));
+  } else {
+    buffer_ = flatGradients;
+    const auto* base = static_cast<const float*>(flatGradients.data_ptr());
+    for (std::int64_t i = 0; i < count; ++i) {
+      const at::Tensor& grad = parameters_[static_cast<std::size_t>(i)].tensor.grad();
+      if (!grad.defined() || !grad.is_contiguous()) {
+        throw std::logic_error("gradient sync: " + parameters_[static_cast<std::size_t>(i)].name +
+                               " has no contiguous gradient view in the flat buffer");
+      }
+      spans_.push_back({static_cast<const float*>(grad.data_ptr()) - base, grad.numel(),
+                        count - 1 - i});
+    }
+  }
+  buckets_ = planBuckets(spans_, kFirstBucketBytes, bucketBytes);
+  bucketOf_.assign(parameters_.size(), 0);
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    for (const std::size_t index : buckets_[b].parameters) bucketOf_[index] = b;
+  }
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    auto accumulator = torch::autograd::impl::grad_accumulator(parameters_[i].tensor);
+    if (!accumulator) {
+      throw std::logic_error("gradient sync: " + parameters_[i].name + " is not a leaf");
+    }
+    accumulator->add_post_hook(std::make_unique<ReadyHook>(*this, i));
+    hooks_.push_back(std::make_unique<Hooked>(Hooked{std::move(accumulator)}));
+  }
+}
+
+GradientSync::~GradientSync() = default;
+
+void GradientSync::beginStep(std::int64_t step) {
+  step_ = step;
+  ready_.assign(parameters_.size(), false);
+  waitingOn_.clear();
+  for (const Bucket& bucket : buckets_) waitingOn_.push_back(bucket.parameters.size());
+  nextStart_ = 0;
+  startedDuringBackward_ = 0;
+  pending_.clear();
+  inBackward_ = true;
+}
+
+void GradientSync::gradientReady(std::size_t index) {
+  if (!inBackward_) return;  // a backward outside a training step (a test's own)
+  const std::size_t bucket = bucketOf_[index];
+  if (ready_[index]) {
+    // A second accumulation: its bucket may already be on the wire.
+    if (bucket < nextStart_) {
+      throw std::logic_error("gradient sync: " + parameters_[index].name +
+                             " received a second gradient after its bucket was sent");
+    }
+    return;
+  }
+  ready_[index] = true;
+  if (copies_) {
+    const GradientSpan& span = spans_[index];
+    buffer_.narrow(0, span.offset, span.numel).copy_(parameters_[index].tensor.grad().reshape(-1));
+  }
+  --waitingOn_[bucket];
+  startReadyBuckets();
+}
+
+void GradientSync::startReadyBuckets() {
+  while (nextStart_ < buckets_.size() && waitingOn_[nextStart_] == 0) {
+    start(nextStart_);
+    ++startedDuringBackward_;
+  }
+}
+
+void GradientSync::start(std::size_t bucket) {
+  const Bucket& b = buckets_[bucket];
+  pending_.push_back(communicator_->allReduceSum(
+      buffer_.narrow(0, b.offset, b.numel),
+      "all-reduce of gradient bucket " + std::to_string(bucket) + " of step " +
+          std::to_string(step_)));
+  ++nextStart_;
+}
+
+void GradientSync::finish() {
+  inBackward_ = false;
+  if (copies_) {
+    // Parameters that got no gradient this step contribute zeros.
+    for (std::size_t i = 0; i < parameters_.size(); ++i) {
+      if (!ready_[i]) buffer_.narrow(0, spans_[i].offset, spans_[i].numel).zero_();
+    }
+  }
+  while (nextStart_ < buckets_.size()) start(nextStart_);
+  const double world = communicator_->worldSize();
+  for (std::size_t b = 0; b < pending_.size(); ++b) {
+    pending_[b]->wait();
+    buffer_.narrow(0, buckets_[b].offset, buckets_[b].numel).div_(world);
+  }
+  pending_.clear();
+  if (!copies_) return;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    at::Tensor& grad = parameters_[i].tensor.mutable_grad();
+    const at::Tensor summed =
+        buffer_.narrow(0, spans_[i].offset, spans_[i].numel).view(parameters_[i].tensor.sizes());
+    if (grad.defined()) grad.copy_(summed);
+    else grad = summed.clone();
+  }
+}
+
+}  // namespace tb::engine

@@ -1,0 +1,106 @@
+// Data-parallel gradient averaging as PyTorch's DDP Reducer does it, on the
+// engine's own buffers: gradients are cut into buckets (the first 1 MiB, then
+// 25 MiB by default), each bucket's all-reduce starts from an autograd hook
+// the moment its last gradient is accumulated, while backward goes on, and
+// finish() waits for them all before clipping and the optimizer see the
+// gradients. Every rank computes the same plan, so every rank starts the
+// same all-reduces in the same order (DDP's rule: a mismatch hangs or sums
+// the wrong bytes).
+//
+// With the tuned runtime's flat gradient buffer a bucket is a slice of that
+// buffer (DDP's gradient_as_bucket_view); with per-tensor gradients (the
+// stock runtime) each gradient is copied into a communication buffer when it
+// is ready and copied back after the sum, as DDP does by default.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/communicator.hpp"
+#include "model/decoder.hpp"
+
+namespace tb::engine {
+
+/// Where one parameter's gradient sits in the buffer that is reduced.
+struct GradientSpan {
+  std::int64_t offset = 0;  ///< elements from the buffer's start
+  std::int64_t numel = 0;
+  std::int64_t readyOrder = 0;  ///< when backward produces it: 0 first
+};
+
+/// One all-reduce: a contiguous range of the buffer and the parameters in it.
+struct Bucket {
+  std::int64_t offset = 0;
+  std::int64_t numel = 0;
+  std::vector<std::size_t> parameters;  ///< indices into the spans
+};
+
+/// Buckets cut walking the spans from the buffer's end to its start (so that
+/// each is contiguous), the first up to `firstCapBytes` (or capBytes if that
+/// is smaller), the rest up to `capBytes` of float32; as in DDP, a bucket
+/// takes parameters until it holds at least its cap, so one larger than the
+/// cap closes the bucket it joins. capBytes 0 means one bucket of everything.
+/// Returned in launch order: by the latest readyOrder among a bucket's
+/// parameters.
+[[nodiscard]] std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
+                                              std::int64_t firstCapBytes,
+                                              std::int64_t capBytes);
+
+/// DDP's defaults (reducer.hpp: kDefaultFirstBucketBytes, kDefaultBucketBytesCap).
+inline constexpr std::int64_t kFirstBucketBytes = 1024 * 1024;
+inline constexpr std::int64_t kDefaultBucketBytes = 25 * 1024 * 1024;
+
+class GradientSync {
+ public:
+  /// `parameters` in the model's definition order (namedParameters); each
+  /// must be a leaf. `flatGradients`: the buffer their .grad() views live in
+  /// (FlatParameters), or undefined for per-tensor gradients.
+  GradientSync(Communicator& communicator, const std::vector<NamedTensor>& parameters,
+               at::Tensor flatGradients, std::int64_t bucketBytes);
+  ~GradientSync();
+  GradientSync(const GradientSync&) = delete;
+  GradientSync& operator=(const GradientSync&) = delete;
+
+  /// Before each backward: names the step in errors, forgets the last one.
+  void beginStep(std::int64_t step);
+  /// After backward: starts the buckets not yet started, waits for all of
+  /// them, and leaves every gradient the mean over the ranks. Throws
+  /// CollectiveError.
+  void finish();
+
+  [[nodiscard]] const std::vector<Bucket>& buckets() const { return buckets_; }
+  /// Buckets started from a hook during the last backward (the overlapped ones).
+  [[nodiscard]] std::size_t startedDuringBackward() const { return startedDuringBackward_; }
+
+  /// Called by the autograd hook of parameter `index` once its gradient is
+  /// accumulated.
+  void gradientReady(std::size_t index);
+
+ private:
+  void startReadyBuckets();
+  void start(std::size_t bucket);
+
+  struct Hooked;
+  Communicator* communicator_;
+  std::vector<NamedTensor> parameters_;
+  std::vector<GradientSpan> spans_;
+  std::vector<Bucket> buckets_;
+  std::vector<std::size_t> bucketOf_;  ///< per parameter
+  at::Tensor buffer_;                  ///< what is reduced
+  bool copies_ = false;                ///< per-tensor gradients: copied in and out
+  std::vector<std::unique_ptr<Hooked>> hooks_;
+  // Per step:
+  std::int64_t step_ = 0;
+  std::vector<bool> ready_;
+  std::vector<std::size_t> waitingOn_;  ///< per bucket: parameters not yet ready
+  std::size_t nextStart_ = 0;
+  std::size_t startedDuringBackward_ = 0;
+  bool inBackward_ = false;
+  std::vector<std::unique_ptr<PendingCollective>> pending_;
+};
+
+}  // namespace tb::engine
