@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -62,6 +64,29 @@ CliRun runBenchmark(std::vector<std::string> args) {
 
 // ctest runs every test in a process of its own, so one test holds the
 // whole check of a successful ablation instead of sharing a fixture.
+TEST(CliBenchmark, TheAblationRunsDataParallelWithNprocPerNode) {
+  const fs::path out = scratch("data_parallel");
+  std::vector<std::string> args = kTiny;
+  args.insert(args.end(), {"--out", out.string(), "--nproc-per-node", "2"});
+  const CliRun run = runBenchmark(args);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const auto results = tb::bench::loadResults(out / "results.json");
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  EXPECT_EQ(results->machine.processes, 2);
+  EXPECT_EQ(results->completedRuns, 4);
+  for (const auto& config : results->configurations) {
+    ASSERT_EQ(config.runs.size(), 1U) << config.label;
+    EXPECT_EQ(config.runs[0].state, tb::runs::RunState::Completed) << config.label;
+    EXPECT_LE(config.peakBytes, results->memoryBudgetBytes) << "the budget is per rank";
+    // Each run was two workers: rank 1 kept its own record below the run's.
+    EXPECT_TRUE(fs::exists(config.runs[0].runDir + "/ranks/1/summary.json")) << config.label;
+  }
+  const CliRun refused = runBenchmark({"--model", "tiny", "--ablation", "--nproc-per-node", "0",
+                                       "--dry-run"});
+  EXPECT_EQ(refused.exitCode, 2);
+  EXPECT_NE(refused.err.find("--nproc-per-node 0"), std::string::npos) << refused.err;
+}
+
 TEST(CliBenchmark, TinyAblationWritesResultsAndPrintsTheTable) {
   const fs::path out = scratch("tiny");
   std::vector<std::string> args = kTiny;
@@ -272,25 +297,31 @@ TEST(CliBenchmark, InterruptKeepsTheFinishedRunsAndExitsOne) {
   EXPECT_LT(results->completedRuns, 8);
 }
 
+// The words of the script's line that starts with `prefix`, backslash-newline
+// continuations joined (split at spaces: the words tested here need no quotes).
+std::vector<std::string> lineWords(const std::string& text, const std::string& prefix) {
+  std::string script;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    else script += text[i];
+  }
+  std::istringstream lines(script);
+  std::vector<std::string> words;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(prefix)) continue;
+    std::istringstream split(line);
+    for (std::string word; split >> word;) words.push_back(word);
+  }
+  return words;
+}
+
 // Issue 7: the launch script of `trainbench config` calls `trainbench
 // benchmark`; its exact words must be accepted by the real command.
 TEST(CliBenchmark, LaunchScriptCommandIsAcceptedByTheRealCommand) {
   const CliRun config = runCli({"config", "--image", "25.10", "--format", "launch", "--model",
                                 "small", "--seq", "128", "--micro-batch", "2"});
   ASSERT_EQ(config.exitCode, 0) << config.err;
-  // Join backslash-newline continuations, then take the benchmark line's words.
-  std::string script;
-  for (std::size_t i = 0; i < config.out.size(); ++i) {
-    if (config.out[i] == '\\' && i + 1 < config.out.size() && config.out[i + 1] == '\n') ++i;
-    else script += config.out[i];
-  }
-  std::istringstream lines(script);
-  std::vector<std::string> words;
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.starts_with("trainbench benchmark")) continue;
-    std::istringstream split(line);
-    for (std::string word; split >> word;) words.push_back(word);
-  }
+  const std::vector<std::string> words = lineWords(config.out, "trainbench benchmark");
   ASSERT_GE(words.size(), 2U) << config.out;
   std::vector<std::string> args(words.begin() + 1, words.end());
   args.insert(args.end(), {"--dry-run", "--json"});
@@ -308,6 +339,44 @@ TEST(CliBenchmark, LaunchScriptCommandIsAcceptedByTheRealCommand) {
   EXPECT_EQ(after("--batch"), "2");
   EXPECT_EQ(after("--device"), "cuda");
   EXPECT_EQ(after("--runtime"), "stock");
+}
+
+// The launch script's data-parallel `trainbench run` line (shared with the
+// sbatch script and the manifest's comment) may only use options the real
+// command has: a renamed flag fails here, not on a user's cluster. Two nodes
+// and checkpoint optimization give the line every option it can have.
+TEST(CliBenchmark, LaunchScriptEngineLineUsesOptionsOfTheRealRunCommand) {
+  const CliRun config = runCli({"config", "--image", "25.10", "--format", "launch", "--model",
+                                "small", "--nodes", "2", "--checkpoint-opt"});
+  ASSERT_EQ(config.exitCode, 0) << config.err;
+  const std::vector<std::string> words = lineWords(config.out, "trainbench run");
+  ASSERT_GE(words.size(), 2U) << config.out;
+  const CliRun help = runCli({"run", "--help"});
+  ASSERT_EQ(help.exitCode, 0) << help.err;
+  // The options the help lists: the first column of its lines, "-h,--help"
+  // and "--batch,--micro-batch" split at the comma (not a flag named in a
+  // description).
+  std::set<std::string> known;
+  std::istringstream lines(help.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream split(line);
+    std::string names;
+    if (!(split >> names) || !names.starts_with("-")) continue;
+    std::istringstream each(names);
+    for (std::string name; std::getline(each, name, ',');) known.insert(name);
+  }
+  std::vector<std::string> options;
+  for (const std::string& word : words) {
+    if (word.starts_with("--")) options.push_back(word);
+  }
+  for (const char* expected : {"--nproc-per-node", "--node-rank", "--master-addr", "--recompute"}) {
+    EXPECT_NE(std::find(options.begin(), options.end(), expected), options.end())
+        << expected << " missing from the line: " << config.out;
+  }
+  for (const std::string& option : options) {
+    EXPECT_TRUE(known.contains(option)) << option << " is not an option of trainbench run:\n"
+                                        << help.out;
+  }
 }
 
 }  // namespace

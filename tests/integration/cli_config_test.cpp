@@ -43,7 +43,7 @@ TEST(CliConfig, JsonHasReleaseImageConfigAndEveryArtifact) {
     EXPECT_FALSE(artifact.at("content").get<std::string>().empty());
   }
   EXPECT_EQ(kinds, (std::vector<std::string>{"env", "docker", "k8s", "deepspeed",
-                                             "training-args", "launch"}));
+                                             "training-args", "launch", "slurm"}));
   const auto manifests = YAML::LoadAll(doc.at("artifacts")[2].at("content").get<std::string>());
   ASSERT_EQ(manifests.size(), 2U);
   EXPECT_EQ(manifests[1]["kind"].as<std::string>(), "Job");
@@ -54,6 +54,20 @@ TEST(CliConfig, SingleFormatPrintsTheArtifactAlone) {
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const json doc = json::parse(run.out);  // the whole of stdout is the JSON file
   EXPECT_EQ(doc.at("zero_optimization").at("stage"), 2);
+}
+
+TEST(CliConfig, SlurmFormatPrintsTheSbatchScriptAlone) {
+  const CliRun run = runCli({"config", "--image", "25.09", "--format", "slurm", "--nodes", "2",
+                             "--gpus", "16", "--checkpoint-opt"});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_TRUE(run.out.starts_with("#!/bin/bash\n")) << run.out;
+  for (const char* line :
+       {"#SBATCH --nodes=2\n", "#SBATCH --ntasks-per-node=1\n", "#SBATCH --gpus-per-node=16\n",
+        "export NCCL_SOCKET_IFNAME=hpn0\n", "export CHECKPOINT_OPTIMIZATION=true\n"}) {
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << " missing from\n" << run.out;
+  }
+  EXPECT_NE(run.out.find("exec trainbench run"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("exec torchrun"), std::string::npos) << run.out;
 }
 
 TEST(CliConfig, VpcRegistryUsesTheRegionalMirror) {

@@ -257,6 +257,9 @@ class OptimizationsPageTest : public QObject {
       QCOMPARE(file.readAll(), QByteArray::fromStdString(artifact.content));
     }
     QVERIFY(QFileInfo(QDir(folder).filePath(QStringLiteral("launch.sh"))).isExecutable());
+    // The sbatch script has its own tab and file, like every kind.
+    QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("trainbench.sbatch"))));
+    QVERIFY(preview(ArtifactKind::Slurm).contains(QStringLiteral("#SBATCH --exclusive")));
   }
 
   void saveIntoAFileNamesTheProblem() {

@@ -39,7 +39,8 @@ SyntaxLanguage languageFor(tb::config::ArtifactKind kind) noexcept {
     case ArtifactKind::TrainingArgs: return SyntaxLanguage::Python;
     case ArtifactKind::Env:
     case ArtifactKind::Docker:
-    case ArtifactKind::Launch: return SyntaxLanguage::Shell;
+    case ArtifactKind::Launch:
+    case ArtifactKind::Slurm: return SyntaxLanguage::Shell;
   }
   return SyntaxLanguage::PlainText;
 }

@@ -34,7 +34,8 @@ std::optional<tb::config::FileKind> validatorKind(tb::config::ArtifactKind kind)
     case ArtifactKind::DeepSpeed: return FileKind::DeepSpeedJson;
     case ArtifactKind::TrainingArgs: return FileKind::TrainingArgs;
     case ArtifactKind::Docker:
-    case ArtifactKind::Launch: break;
+    case ArtifactKind::Launch:
+    case ArtifactKind::Slurm: break;
   }
   return std::nullopt;
 }

@@ -40,6 +40,7 @@ struct BenchmarkOptions {
   std::optional<std::int64_t> warmup;
   std::optional<std::uint64_t> memoryBudget;
   int threads = 0;
+  std::optional<int> processes;  ///< --nproc-per-node; 0 is refused, unset is one process
   std::string device = "cpu";
   std::string out;
   bool dryRun = false;
@@ -136,6 +137,14 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
   spec.repeats = options.repeats;
   spec.threads = options.threads;
   spec.device = options.device;
+  if (options.processes) {
+    if (*options.processes < 1) {
+      return makeError(ErrorKind::BadInput, "--nproc-per-node " +
+                                                std::to_string(*options.processes) +
+                                                ": at least 1 worker per run");
+    }
+    spec.processes = *options.processes;
+  }
   spec.appVersion = TB_VERSION;
   spec.outDir = options.out.empty()
                     ? bench::defaultBenchmarkOutDir(model->name)
@@ -144,7 +153,7 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
     spec.memoryBudgetBytes = *options.memoryBudget;
   } else {
     Expected<bench::BudgetChoice> predicted =
-        bench::defaultMemoryBudget(*model, options.device == "cuda");
+        bench::defaultMemoryBudget(*model, options.device == "cuda", std::max(1, spec.processes));
     if (!predicted) return std::move(predicted).error();
     choice = *predicted;
     spec.memoryBudgetBytes = predicted->budgetBytes;
@@ -244,6 +253,10 @@ RegisteredCommand registerBenchmarkCommand(CLI::App& app) {
       ->type_name("N");
   command->add_option("--device", options->device, "cpu (default) or cuda, for every run")
       ->type_name("DEV");
+  command->add_option("--nproc-per-node", options->processes,
+                      "Run every configuration data-parallel over N worker processes "
+                      "(trainbench run --nproc-per-node; the budget is per rank)")
+      ->type_name("N");
   command->add_option("--out", options->out,
                       "Directory for results.json and runs/ (default: a new one under "
                       "$XDG_DATA_HOME/trainbench/benchmarks)")

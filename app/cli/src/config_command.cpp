@@ -194,7 +194,8 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
   auto options = std::make_shared<ConfigOptions>();
   CLI::App* command = app.add_subcommand(
       "config", "Generate the env file, docker run, Kubernetes manifest, DeepSpeed JSON, "
-                "TrainingArguments and launch commands for a training-nv-pytorch release");
+                "TrainingArguments, launch commands and an sbatch script for a "
+                "training-nv-pytorch release");
   command->add_option("--image", options->image, "Release: a tag (25.04) or an image reference")
       ->type_name("TAG")
       ->required();
@@ -218,13 +219,13 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
       ->type_name("KIND");
   command->add_option("--region", options->region, "VPC mirror region (default cn-beijing)")
       ->type_name("REGION");
-  command->add_option("--model", options->model, "Model for the benchmark command")
+  command->add_option("--model", options->model, "Model of the engine's commands (benchmark, data-parallel run)")
       ->type_name("NAME");
   command->add_option("--micro-batch", options->microBatch, "Sequences per GPU per step")
       ->type_name("N");
   command->add_option("--seq", options->seq, "Sequence length (default 4096)")->type_name("N");
   command->add_option("--format", options->format,
-                      "env, docker, k8s, deepspeed, training-args, launch or all (default)")
+                      "env, docker, k8s, deepspeed, training-args, launch, slurm or all (default)")
       ->type_name("FORMAT");
   command->add_option("--out", options->outDir, "Write the artifacts into this folder")
       ->type_name("DIR");

@@ -4,6 +4,7 @@
 // 0) next to its failed runs, so readers see that it was tried.
 #include "tb/bench/ablation_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <system_error>
 
@@ -52,6 +53,7 @@ AblationResults emptyResults(const AblationSpec& spec) {
   results.plannedRuns = static_cast<int>(interleavedSchedule(spec.repeats).size());
   updateCompleteness(results);
   results.machine.device = spec.device;
+  results.machine.processes = std::max(1, spec.processes);
   // Named before the first run, so that even a file with no finished run says where it ran.
   const HostCpu cpu = detectHostCpu();
   results.machine.cpuModel = cpu.model;
@@ -140,6 +142,12 @@ std::vector<std::string> childCommand(const AblationSpec& spec, const ScheduledR
   argv.insert(argv.end(), {"--memory-budget", std::to_string(spec.memoryBudgetBytes), "--steps",
                            std::to_string(spec.steps), "--device", spec.device});
   if (spec.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(spec.threads)});
+  if (spec.processes > 0) {
+    // A free port per run: runs follow each other, and a port just closed
+    // may still be in TIME_WAIT.
+    argv.insert(argv.end(),
+                {"--nproc-per-node", std::to_string(spec.processes), "--master-port", "0"});
+  }
   argv.insert(argv.end(), {"--run-dir", runDirectory(spec, run).string(), "--json"});
   return argv;
 }
@@ -159,6 +167,9 @@ Status validate(const AblationSpec& spec) {
     return bad("--device: unknown device '" + spec.device + "' (known: cpu, cuda)");
   }
   if (spec.threads < 0) return bad("--threads: " + std::to_string(spec.threads) + " is negative");
+  if (spec.processes < 0) {
+    return bad("--nproc-per-node: " + std::to_string(spec.processes) + " is negative");
+  }
   if (spec.memoryBudgetBytes == 0) return bad("--memory-budget: 0 bytes leaves nothing to run");
   if (spec.program.empty()) return bad("no trainbench program to run the configurations");
   if (spec.outDir.empty()) return bad("--out: an output directory is needed");

@@ -14,10 +14,11 @@ namespace tb::bench {
 namespace {
 
 Expected<std::uint64_t> predictedPeak(const model::ModelConfig& model,
-                                      memory::RecomputeKind kind, bool cuda) {
+                                      memory::RecomputeKind kind, bool cuda, int ranks) {
   memory::PredictionInput input;
   input.model = model;
   input.parallel.dtype = cuda ? memory::DType::Bf16 : memory::DType::Fp32;
+  input.parallel.dp = ranks;
   input.recompute.kind = kind;
   input.profile = memory::Profile::Engine;
   Expected<memory::MemoryPrediction> prediction = memory::predictMemory(input);
@@ -27,10 +28,11 @@ Expected<std::uint64_t> predictedPeak(const model::ModelConfig& model,
 
 }  // namespace
 
-Expected<BudgetChoice> defaultMemoryBudget(const model::ModelConfig& model, bool cuda) {
-  Expected<std::uint64_t> full = predictedPeak(model, memory::RecomputeKind::Full, cuda);
+Expected<BudgetChoice> defaultMemoryBudget(const model::ModelConfig& model, bool cuda,
+                                         int ranks) {
+  Expected<std::uint64_t> full = predictedPeak(model, memory::RecomputeKind::Full, cuda, ranks);
   if (!full) return std::move(full).error();
-  Expected<std::uint64_t> none = predictedPeak(model, memory::RecomputeKind::None, cuda);
+  Expected<std::uint64_t> none = predictedPeak(model, memory::RecomputeKind::None, cuda, ranks);
   if (!none) return std::move(none).error();
   BudgetChoice choice;
   choice.fullRecomputePeakBytes = *full;

@@ -119,7 +119,8 @@ std::string resultsToJson(const AblationResults& results) {
                {"threads", results.machine.threads},
                {"matmul_path", results.machine.matmulPath},
                {"libtorch_version", results.machine.libtorchVersion},
-               {"device", results.machine.device}};
+               {"device", results.machine.device},
+               {"processes", results.machine.processes}};
   Json configurations = Json::array();
   for (const ConfigurationResult& config : results.configurations) {
     configurations.push_back(configurationJson(config));
@@ -170,6 +171,7 @@ Expected<AblationResults> parseResults(std::string_view text, std::string_view o
   results.machine.matmulPath = machine.value("matmul_path", std::string());
   results.machine.libtorchVersion = machine.value("libtorch_version", std::string());
   results.machine.device = machine.value("device", std::string("cpu"));
+  results.machine.processes = machine.value("processes", 1);
   for (const Json& config : document.at("configurations")) {
     results.configurations.push_back(configurationFrom(config));
   }

@@ -1,7 +1,7 @@
 // What several artifacts share: the kind names, the environment the image
-// reads, the torchrun argv and shell quoting. Keeping them in one place is
-// what makes the env file, `docker run`, the manifest and the launch script
-// agree on every value.
+// reads, the torchrun and `trainbench run` argvs and shell quoting. Keeping
+// them in one place is what makes the env file, `docker run`, the manifest,
+// the launch script and the sbatch script agree on every value.
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -19,14 +19,21 @@ struct KindName {
   std::string_view name;
 };
 
-constexpr std::array<KindName, 6> kKindNames = {{
+constexpr std::array<KindName, 7> kKindNames = {{
     {ArtifactKind::Env, "env"},
     {ArtifactKind::Docker, "docker"},
     {ArtifactKind::Kubernetes, "k8s"},
     {ArtifactKind::DeepSpeed, "deepspeed"},
     {ArtifactKind::TrainingArgs, "training-args"},
     {ArtifactKind::Launch, "launch"},
+    {ArtifactKind::Slurm, "slurm"},
 }};
+
+// How a multi-node command names a value each node supplies itself.
+std::string variable(VariableStyle style, std::string_view name) {
+  return style == VariableStyle::Kubernetes ? "$(" + std::string(name) + ")"
+                                            : "${" + std::string(name) + "}";
+}
 
 }  // namespace
 
@@ -66,21 +73,43 @@ std::vector<EnvVar> imageEnvironment(const ResolvedConfig& resolved) {
 
 std::vector<std::string> torchrunArguments(const ResolvedConfig& resolved, VariableStyle style) {
   const ImageConfig& config = resolved.config;
-  const auto variable = [style](std::string_view name) {
-    return style == VariableStyle::Kubernetes ? "$(" + std::string(name) + ")"
-                                              : "${" + std::string(name) + "}";
-  };
   std::vector<std::string> args = {"torchrun"};
   if (config.nodes > 1) {
     args.push_back("--nnodes=" + std::to_string(config.nodes));
-    args.push_back("--node_rank=" + variable("NODE_RANK"));
-    args.push_back("--master_addr=" + variable("MASTER_ADDR"));
+    args.push_back("--node_rank=" + variable(style, "NODE_RANK"));
+    args.push_back("--master_addr=" + variable(style, "MASTER_ADDR"));
     args.push_back("--master_port=" + std::to_string(kMasterPort));
   }
   args.push_back("--nproc_per_node=" + std::to_string(config.gpusPerPod));
   args.push_back("train.py");
   args.push_back("--deepspeed");
   args.push_back("ds_config.json");
+  return args;
+}
+
+std::vector<std::string> trainbenchRunArguments(const ResolvedConfig& resolved,
+                                                VariableStyle style) {
+  const ImageConfig& config = resolved.config;
+  // The flags are those of `trainbench run` (docs/CLI.md); the CLI's
+  // integration test looks each option name up in `trainbench run --help`.
+  std::vector<std::string> args = {"trainbench", "run",
+                                   "--model", config.model,
+                                   "--seq", std::to_string(config.seqLength),
+                                   "--batch", std::to_string(config.microBatch),
+                                   "--device", "cuda"};
+  // CHECKPOINT_OPTIMIZATION=true, which every artifact exports with the
+  // option on, already means auto to the engine; the flag says so on the
+  // line itself, where a reader compares it with the torchrun command.
+  if (config.checkpointOptimization) args.insert(args.end(), {"--recompute", "auto"});
+  // Our launcher, like torchrun's agent: one per node, starting this node's
+  // workers, node 0 hosting the rendezvous store at the port torchrun uses.
+  args.insert(args.end(), {"--nproc-per-node", std::to_string(config.gpusPerPod)});
+  if (config.nodes > 1) {
+    args.insert(args.end(), {"--nnodes", std::to_string(config.nodes),
+                             "--node-rank", variable(style, "NODE_RANK"),
+                             "--master-addr", variable(style, "MASTER_ADDR"),
+                             "--master-port", std::to_string(kMasterPort)});
+  }
   return args;
 }
 
@@ -116,6 +145,7 @@ Artifact generateArtifact(const ResolvedConfig& resolved, ArtifactKind kind) {
     case ArtifactKind::DeepSpeed: return deepSpeedArtifact(resolved);
     case ArtifactKind::TrainingArgs: return trainingArgsArtifact(resolved);
     case ArtifactKind::Launch: return launchArtifact(resolved);
+    case ArtifactKind::Slurm: return slurmArtifact(resolved);
   }
   throw std::logic_error("generateArtifact: unhandled artifact kind");
 }

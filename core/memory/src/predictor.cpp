@@ -97,6 +97,11 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   // So do the tuned runtime's flat gradients, compiled or not.
   const bool preallocatedGrads = input.profile != Profile::Engine || compiled ||
                                  input.flatGradients;
+  // Data parallelism over per-tensor gradients (the engine's stock runtime)
+  // sums them in a communication buffer of every gradient, alive all run, as
+  // DDP's default buckets are; flat gradients are summed in place.
+  const double commBuffer =
+      input.profile == Profile::Engine && p.dp > 1 && !preallocatedGrads ? 4.0 * shard : 0.0;
   const double fixed = detail::fixedOverheadBytes(m, p, input.profile);
   const double fragmentation = detail::fragmentationFraction(input.profile);
 
@@ -124,7 +129,7 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
     head.breakdown.logits = bytes(chunkedHead ? detail::chunkedHeadBytes(m, p)
                                               : detail::logitsBytes(m, p, input.profile));
     // The engine's head gradients are born after the logits' temporaries die.
-    head.breakdown.gradients = bytes(preallocatedGrads ? allGrads : 0.0);
+    head.breakdown.gradients = bytes((preallocatedGrads ? allGrads : 0.0) + commBuffer);
     phases.push_back(head);
   }
   double below = storedSum;  // stored bytes of this micro-batch's blocks 0..layer
@@ -139,12 +144,13 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
                                           : block.selectiveWorkspace);
     const double born = (stage.last ? headParams : 0.0) +
                         static_cast<double>((stageLayers - layer) * counts.block);
-    phase.breakdown.gradients = bytes(preallocatedGrads ? allGrads : state.gradients * born / tp);
+    phase.breakdown.gradients =
+        bytes((preallocatedGrads ? allGrads : state.gradients * born / tp) + commBuffer);
     phases.push_back(phase);
     below -= stored[static_cast<std::size_t>(layer)];
   }
   Phase step{base, "optimizer step"};
-  step.breakdown.gradients = bytes(allGrads);
+  step.breakdown.gradients = bytes(allGrads + commBuffer);
   // The fused clipped AdamW updates the flat buffers in place: no temporaries.
   step.breakdown.optimizer +=
       bytes(compiled ? 0.0

@@ -26,6 +26,8 @@ memory::PredictionInput predictionInput(const RunConfig& config, const Recompute
   memory::PredictionInput input;
   input.model = config.model;
   input.parallel.dtype = config.device == Device::Cuda ? memory::DType::Bf16 : memory::DType::Fp32;
+  // Each rank's own peak: data parallelism adds a gradient copy to per-tensor runs.
+  if (config.dataParallel) input.parallel.dp = config.dataParallel->launch.worldSize;
   input.recompute = toMemoryPolicy(policy);
   input.profile = memory::Profile::Engine;
   // The compiled step keeps far less per block (no attention probabilities,

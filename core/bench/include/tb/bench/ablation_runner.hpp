@@ -36,6 +36,9 @@ struct AblationSpec {
   std::string appVersion;
   std::string createdAt;               ///< ISO 8601 UTC; empty: now
   std::string device = "cpu";
+  /// Data-parallel worker processes of every run (`trainbench run
+  /// --nproc-per-node`); 0: each run is one process. The budget is per rank.
+  int processes = 0;
   /// Where the budget came from, for the plan event: the predictor's peaks
   /// for Base (every block recomputed) and for keeping every activation.
   bool budgetFromPredictor = false;

@@ -24,8 +24,9 @@ struct BudgetChoice {
 };
 
 /// full + kDefaultBudgetGapShare * (none - full), raised where needed so that
-/// full recomputation fits inside the planner's margin. Bad shapes are BadInput.
+/// full recomputation fits inside the planner's margin; per rank of `ranks`
+/// data-parallel ones. Bad shapes are BadInput.
 [[nodiscard]] Expected<BudgetChoice> defaultMemoryBudget(const model::ModelConfig& model,
-                                                        bool cuda = false);
+                                                        bool cuda = false, int ranks = 1);
 
 }  // namespace tb::bench

@@ -32,6 +32,7 @@ struct Machine {
   std::string matmulPath; ///< the matrix-product path the engine chose
   std::string libtorchVersion;
   std::string device = "cpu";
+  int processes = 1;      ///< data-parallel ranks of every engine run (1: one process)
 };
 
 /// A run's state as results.json spells it: "ok" for completed, else the

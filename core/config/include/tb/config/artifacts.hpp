@@ -14,11 +14,11 @@
 namespace tb::config {
 
 /// The kinds of artifact, in the order they are listed and saved.
-enum class ArtifactKind { Env, Docker, Kubernetes, DeepSpeed, TrainingArgs, Launch };
+enum class ArtifactKind { Env, Docker, Kubernetes, DeepSpeed, TrainingArgs, Launch, Slurm };
 
 /// All kinds, in display order.
 [[nodiscard]] const std::vector<ArtifactKind>& allArtifactKinds();
-/// "env", "docker", "k8s", "deepspeed", "training-args", "launch".
+/// "env", "docker", "k8s", "deepspeed", "training-args", "launch", "slurm".
 [[nodiscard]] std::string_view toString(ArtifactKind kind) noexcept;
 /// The inverse of toString; BadInput names the text and the known names.
 [[nodiscard]] Expected<ArtifactKind> parseArtifactKind(std::string_view text);
@@ -45,17 +45,28 @@ struct EnvVar {
 [[nodiscard]] Artifact kubernetesArtifact(const ResolvedConfig& resolved);
 [[nodiscard]] Artifact deepSpeedArtifact(const ResolvedConfig& resolved);
 [[nodiscard]] Artifact trainingArgsArtifact(const ResolvedConfig& resolved);
-/// The benchmark command and the torchrun command, as a shell script.
+/// The benchmark, the embedded engine trained data-parallel and the torchrun
+/// command, as a shell script.
 [[nodiscard]] Artifact launchArtifact(const ResolvedConfig& resolved);
+/// An sbatch script: one launcher per node in the image (pyxis/enroot), the
+/// embedded engine's data-parallel run, then torchrun.
+[[nodiscard]] Artifact slurmArtifact(const ResolvedConfig& resolved);
 
 /// How a multi-node command refers to the node rank and master address:
 /// "${NODE_RANK}" in a shell, "$(NODE_RANK)" in Kubernetes args.
 enum class VariableStyle { Shell, Kubernetes };
 
 /// The argv of torchrun for this configuration, shared by docker run, the
-/// manifest and the launch script.
+/// manifest, the launch script and the sbatch script.
 [[nodiscard]] std::vector<std::string> torchrunArguments(const ResolvedConfig& resolved,
                                                          VariableStyle style);
+
+/// The argv of `trainbench run` training the embedded engine data-parallel at
+/// this configuration's shape, one launcher per node (docs/CLI.md, "Data
+/// parallelism"), shared by the launch script, the sbatch script and the
+/// manifest's comment.
+[[nodiscard]] std::vector<std::string> trainbenchRunArguments(const ResolvedConfig& resolved,
+                                                              VariableStyle style);
 
 /// One artifact by kind.
 [[nodiscard]] Artifact generateArtifact(const ResolvedConfig& resolved, ArtifactKind kind);

@@ -17,7 +17,7 @@ namespace tb::memory {
 /// What is alive at the peak, in bytes, per rank.
 struct MemoryBreakdown {
   std::uint64_t weights = 0;     ///< parameters (and gathered shards under ZeRO-3/FSDP)
-  std::uint64_t gradients = 0;   ///< gradient buffers alive at the peak
+  std::uint64_t gradients = 0;   ///< gradient buffers alive at the peak (and a data-parallel copy of them)
   std::uint64_t optimizer = 0;   ///< Adam moments, fp32 master weights, optimizer temporaries
   std::uint64_t activations = 0; ///< tensors saved for backward by the blocks still waiting
   std::uint64_t logits = 0;      ///< logits and loss temporaries (large for a 128k vocab)
