@@ -220,6 +220,7 @@ inline const SettingValue<QString> kRunsPreset{"runs/preset"};
 inline const SettingValue<QVariantList> kRunsShape{"runs/shape"};
 inline const SettingValue<int> kRunsSteps{"runs/steps"};
 inline const SettingValue<int> kRunsThreads{"runs/threads"};
+inline const SettingValue<int> kRunsProcesses{"runs/processes"};
 inline const SettingValue<QString> kRunsRecompute{"runs/recompute"};
 inline const SettingValue<int> kRunsMemoryBudgetMiB{"runs/memoryBudgetMiB"};
 inline const SettingValue<QString> kRunsData{"runs/data"};

@@ -49,15 +49,17 @@ std::string readFile(const fs::path& file) {
   return text.str();
 }
 
-/// Processes whose command line mentions `marker` (a test's own run dir).
-std::vector<pid_t> processesWith(const std::string& marker) {
+/// Processes whose command line mentions `marker` (a test's own run dir);
+/// `workers`: only the workers (the launcher gives them `--events -`).
+std::vector<pid_t> processesWith(const std::string& marker, bool workers = true) {
   std::vector<pid_t> found;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::string cmdline = readFile(entry.path() / "cmdline");
     for (char& c : cmdline) c = c == '\0' ? ' ' : c;
-    if (cmdline.find(marker) != std::string::npos && cmdline.find("--events -") != std::string::npos) {
+    const bool worker = cmdline.find("--events -") != std::string::npos;
+    if (cmdline.find(marker) != std::string::npos && worker == workers) {
       found.push_back(static_cast<pid_t>(std::stol(name)));
     }
   }
@@ -143,6 +145,25 @@ TEST(DistributedRun, AKilledWorkerEndsTheRunNamingItsRankWithNothingLeftBehind) 
   const std::string events = readFile(fs::path(dir) / "events.jsonl");
   EXPECT_NE(events.find("\"step\""), std::string::npos);
   EXPECT_NE(events.find("\"error\""), std::string::npos);
+}
+
+TEST(DistributedRun, StoppingTheLauncherStopsEveryRankCleanly) {
+  const std::string dir = scratch("sigterm");
+  auto launcher = std::async(std::launch::async, [&] { return runCli(longRun(dir)); });
+  ASSERT_TRUE(waitForSteps(dir, std::chrono::seconds(60)));
+  const auto launchers = processesWith(dir, false);
+  ASSERT_EQ(launchers.size(), 1U);
+  ::kill(launchers.front(), SIGTERM);  // what the Studio's Stop and Kubernetes send
+  const auto run = launcher.get();
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  const auto summary = tb::cli::test::parseSingleDocument(run);
+  EXPECT_EQ(summary["status"], "interrupted") << run.err;
+  ASSERT_EQ(summary["ranks"].size(), 2U);
+  EXPECT_EQ(summary["ranks"][0]["status"], "interrupted");
+  EXPECT_EQ(summary["ranks"][1]["status"], "interrupted");
+  EXPECT_EQ(summary["ranks"][0]["message"], summary["ranks"][1]["message"])
+      << "both stopped before the same step";
+  EXPECT_TRUE(processesWith(dir).empty());
 }
 
 TEST(DistributedRun, AStoppedWorkerEndsTheOthersAtTheDeadline) {

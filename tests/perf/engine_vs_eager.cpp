@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   Side eager;
   std::vector<double> probes;
   for (int repeat = 0; repeat < options.repeats; ++repeat) {
-    auto engineRun = tb::perf::runEngine(setup, repeat);
+    auto engineRun = tb::perf::runEngine(setup, std::to_string(repeat));
     if (!engineRun) return fail(engineRun.error().message);
     record(engine, *engineRun, tokensPerStep);
     probes.push_back(engineRun->matmulGflops);

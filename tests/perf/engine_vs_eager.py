@@ -8,8 +8,14 @@ numbers. The step is what `trainbench run` times, in the same order: draw a
 batch of uniform random tokens, forward and loss, backward, clip the gradient
 norm to 1.0, AdamW (lr 3e-4, betas 0.9/0.95, eps 1e-8, weight decay 0.1 on 2-D
 weights only), drop the gradients, read the loss back. Weights start from
-normal(0, 0.02), norms from one. Prints one JSON document: per-step seconds,
-losses, threads; with --profile, also where the time goes, per op and phase.
+normal(0, 0.02), norms from one. Prints one JSON document (or writes it to
+--out): per-step seconds, losses, threads; with --profile, also where the
+time goes, per op and phase.
+
+With --ddp, under torchrun, it is PyTorch's own data parallelism on Gloo:
+DistributedDataParallel with its defaults (25 MiB buckets, the first 1 MiB),
+each rank on its own batch; rank 0 reports, and the loss it reports is the
+mean over the ranks, as the engine's is.
 """
 import argparse
 import json
@@ -67,7 +73,8 @@ class Phases:
 def train_step(model, optimizer, cfg, phases):
     phases.start()
     rows = torch.randint(cfg["vocab"], (cfg["batch"], cfg["seq"] + 1))
-    _, loss = model.loss(rows)
+    # DDP's hooks run on the wrapper's forward; loss() is the model's own.
+    _, loss = model(rows) if cfg.get("ddp") else model.loss(rows)
     phases.mark("forward")
     loss.backward()
     phases.mark("backward")
@@ -76,9 +83,25 @@ def train_step(model, optimizer, cfg, phases):
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
     phases.mark("optimizer")
-    value = loss.item()
+    if cfg.get("ddp"):
+        reported = loss.detach().clone()
+        torch.distributed.all_reduce(reported)
+        value = reported.item() / torch.distributed.get_world_size()
+    else:
+        value = loss.item()
     phases.mark("sync")
     return value
+
+
+class LossForward(torch.nn.Module):
+    """The model with loss() as its forward, so that DDP wraps the step."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, rows):
+        return self.model.loss(rows)
 
 
 def op_table(model, optimizer, cfg, steps):
@@ -106,6 +129,9 @@ def main():
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--profile", type=int, default=0, metavar="STEPS",
                         help="after the timed steps, profile this many more per op")
+    parser.add_argument("--out", help="write the JSON document here instead of stdout")
+    parser.add_argument("--ddp", action="store_true",
+                        help="DistributedDataParallel on Gloo, from torchrun's environment")
     args = parser.parse_args()
     if args.steps < 1 or args.threads < 1:
         print(f"engine_vs_eager.py: --steps ({args.steps}) and --threads ({args.threads}) "
@@ -115,7 +141,20 @@ def main():
     cfg = {key: getattr(args, key) for key in ("vocab", "dim", "layers", "heads", "kv_heads",
                                                "ffn", "seq", "batch", "rope_theta")}
     cfg["qkv_bias"] = False
+    rank = 0
+    if args.ddp:
+        torch.distributed.init_process_group("gloo")
+        rank = torch.distributed.get_rank()
     model, optimizer = build(cfg, args.seed)
+    if args.ddp:
+        wrapper = LossForward(model)
+        # The RoPE factors are a complex64 buffer, which Gloo cannot
+        # broadcast; every rank computes the same ones anyway.
+        torch.nn.parallel.DistributedDataParallel._set_params_and_buffers_to_ignore_for_model(
+            wrapper, ["model.factors"])
+        model = torch.nn.parallel.DistributedDataParallel(wrapper)
+        cfg["ddp"] = True
+        torch.manual_seed(args.seed + 1000 * rank)  # each rank its own tokens
     step_times, losses, phases = [], [], Phases()
     for _ in range(args.steps):
         start = time.perf_counter()
@@ -126,7 +165,17 @@ def main():
               "phase_seconds": {k: v / args.steps for k, v in phases.seconds.items()}}
     if args.profile > 0:
         result["ops"] = op_table(model, optimizer, cfg, args.profile)
-    print(json.dumps(result))
+    if args.ddp:
+        result["world_size"] = torch.distributed.get_world_size()
+        torch.distributed.destroy_process_group()
+    if rank != 0:
+        return 0
+    if args.out:
+        with open(args.out + ".tmp", "w", encoding="utf-8") as out:
+            out.write(json.dumps(result))
+        os.replace(args.out + ".tmp", args.out)
+    else:
+        print(json.dumps(result))
     return 0
 
 

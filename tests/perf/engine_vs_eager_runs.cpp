@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
@@ -20,9 +21,11 @@ namespace {
 
 constexpr std::chrono::minutes kRunTimeout{30};
 
-Expected<ProcessResult> runChecked(const std::vector<std::string>& argv) {
+Expected<ProcessResult> runChecked(const std::vector<std::string>& argv,
+                                   std::map<std::string, std::string> environment = {}) {
   ProcessOptions options;
   options.timeout = kRunTimeout;
+  options.environment = std::move(environment);
   auto result = runProcess(argv, options);
   if (!result) return result.error();
   if (result->timedOut || result->exitCode != 0) {
@@ -48,23 +51,30 @@ double loadAverage() {
   return file ? oneMinute : 0.0;
 }
 
-Expected<SideRun> runEngine(const BenchSetup& setup, int repeat) {
-  const std::filesystem::path dir =
-      std::filesystem::path(setup.scratchDir) / ("engine-" + std::to_string(repeat));
+Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
+                            const SideShape& shape) {
+  const std::filesystem::path dir = std::filesystem::path(setup.scratchDir) / ("engine-" + tag);
   std::filesystem::remove_all(dir);
   std::error_code ignored;  // a failure shows up as trainbench's own error naming the path
   std::filesystem::create_directories(setup.scratchDir, ignored);
   const std::filesystem::path events = dir.string() + ".events.jsonl";
   SideRun run;
   run.loadBefore = loadAverage();
-  auto result = runChecked({setup.trainbench, "run", "--model", setup.presetName,
-                            "--recompute", "none", "--steps", std::to_string(setup.steps),
-                            "--threads", std::to_string(setup.threads), "--json", "--events",
-                            events.string(), "--run-dir", dir.string()});
+  std::vector<std::string> argv{setup.trainbench, "run", "--model", setup.presetName,
+                                "--recompute", "none", "--steps", std::to_string(setup.steps),
+                                "--threads", std::to_string(setup.threads), "--json", "--events",
+                                events.string(), "--run-dir", dir.string()};
+  if (shape.processes > 1) {
+    argv.insert(argv.end(), {"--nproc-per-node", std::to_string(shape.processes),
+                             "--master-port", "0"});
+  }
+  argv.insert(argv.end(), shape.engineFlags.begin(), shape.engineFlags.end());
+  auto result = runChecked(argv);
   if (!result) return result.error();
   auto eventText = readFile(events);
   if (!eventText) return eventText.error();
   std::vector<double> steps;
+  std::vector<double> waits;
   try {
     const auto summary = nlohmann::json::parse(result->standardOutput);
     run.matmulGflops = summary.at("matmul_gflops").get<double>();
@@ -72,7 +82,9 @@ Expected<SideRun> runEngine(const BenchSetup& setup, int repeat) {
     std::istringstream lines(*eventText);
     for (std::string line; std::getline(lines, line);) {
       const auto event = nlohmann::json::parse(line);
-      if (event.value("event", "") == "step") steps.push_back(event.at("step_time_s"));
+      if (event.value("event", "") != "step") continue;
+      steps.push_back(event.at("step_time_s"));
+      if (event.contains("comm_wait_s")) waits.push_back(event.at("comm_wait_s"));
     }
   } catch (const nlohmann::json::exception& error) {
     return makeError(ErrorKind::Runtime, "unexpected output of trainbench run: " +
@@ -81,29 +93,54 @@ Expected<SideRun> runEngine(const BenchSetup& setup, int repeat) {
   std::filesystem::remove_all(dir);
   std::filesystem::remove(events);
   run.stepSeconds = dropWarmup(steps, setup.warmupSteps);
+  run.commWaitSeconds = dropWarmup(waits, setup.warmupSteps);
   if (run.stepSeconds.empty()) {
     return makeError(ErrorKind::Runtime, "trainbench run reported no steps past the warm-up");
   }
   return run;
 }
 
-Expected<SideRun> runEager(const BenchSetup& setup) {
+Expected<SideRun> runEager(const BenchSetup& setup, const SideShape& shape) {
   const model::ModelConfig& m = setup.model;
   SideRun run;
   run.loadBefore = loadAverage();
-  auto result = runChecked(
-      {setup.python, setup.eagerScript, "--vocab", std::to_string(m.vocab), "--dim",
+  std::vector<std::string> argv;
+  std::error_code ignored;
+  std::filesystem::create_directories(setup.scratchDir, ignored);
+  const std::filesystem::path report =
+      std::filesystem::path(setup.scratchDir) / "eager-report.json";
+  std::filesystem::remove(report, ignored);
+  if (shape.processes > 1) {
+    // Static rendezvous on a port of the kernel's choosing is not torchrun
+    // 1.13's; --standalone's fixed port is free when nothing else runs.
+    // Single-bit --redirects/--tee: its defaults crash on Python 3.11.
+    argv = {setup.torchrun, "--standalone", "--nproc_per_node=" + std::to_string(shape.processes),
+            "--redirects", "2", "--tee", "1",
+            "--log_dir", (std::filesystem::path(setup.scratchDir) / "torchrun-logs").string()};
+  } else {
+    argv = {setup.python};
+  }
+  argv.insert(argv.end(),
+      {setup.eagerScript, "--vocab", std::to_string(m.vocab), "--dim",
        std::to_string(m.dim), "--layers", std::to_string(m.layers), "--heads",
        std::to_string(m.heads), "--kv-heads", std::to_string(m.kvHeads), "--ffn",
        std::to_string(m.ffn), "--seq", std::to_string(m.seq), "--batch", std::to_string(m.batch),
        "--rope-theta", std::to_string(m.ropeTheta), "--steps", std::to_string(setup.steps),
-       "--threads", std::to_string(setup.threads)});
+       "--threads", std::to_string(setup.threads), "--out", report.string()});
+  if (shape.processes > 1) argv.push_back("--ddp");
+  // torch.set_num_threads does not reach the pool of Debian's threaded
+  // OpenBLAS, which PyTorch's products run on: without this, "1 thread"
+  // eager multiplied on every core (measured: 121 % of the engine's
+  // one-thread probe), and two DDP ranks oversubscribed the machine.
+  auto result = runChecked(argv, {{"OPENBLAS_NUM_THREADS", std::to_string(setup.threads)}});
   if (!result) return result.error();
+  auto reportText = readFile(report);
+  if (!reportText) return reportText.error();
   try {
-    const auto report = nlohmann::json::parse(result->standardOutput);
+    const auto document = nlohmann::json::parse(*reportText);
     run.stepSeconds =
-        dropWarmup(report.at("step_times").get<std::vector<double>>(), setup.warmupSteps);
-    run.lossFirst = report.at("losses").at(0).get<double>();
+        dropWarmup(document.at("step_times").get<std::vector<double>>(), setup.warmupSteps);
+    run.lossFirst = document.at("losses").at(0).get<double>();
   } catch (const nlohmann::json::exception& error) {
     return makeError(ErrorKind::Runtime, "unexpected output of " + setup.eagerScript + ": " +
                                              std::string(error.what()));

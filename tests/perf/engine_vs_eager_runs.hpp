@@ -1,6 +1,7 @@
-// One timed run of either side of the engine-vs-eager benchmark, each in its
-// own child process so that neither inherits the other's warm caches, thread
-// pools or allocator state, exactly as a user would run them.
+// One timed run of either side of the engine-vs-eager benchmark (and of the
+// data-parallel one, ddp_scaling), each in its own child process so that
+// neither inherits the other's warm caches, thread pools or allocator state,
+// exactly as a user would run them.
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ struct BenchSetup {
   std::string trainbench;     ///< the `trainbench` binary
   std::string python;         ///< Debian's python with python3-torch
   std::string eagerScript;    ///< engine_vs_eager.py
+  std::string torchrun = "torchrun";  ///< launches the eager side's DDP workers
   std::string presetName;     ///< passed to `trainbench run --model`
   model::ModelConfig model;   ///< the preset's shape, passed field by field to Python
   int steps = 30;
@@ -31,13 +33,26 @@ struct SideRun {
   double loadBefore = 0.0;     ///< 1-minute load average when it started
   double matmulGflops = 0.0;   ///< engine only: its in-process probe
   double lossFirst = 0.0;
+  /// Data-parallel engine runs: each measured step's wait on collectives
+  /// after backward (`comm_wait_s` of rank 0's step events).
+  std::vector<double> commWaitSeconds;
 };
 
-/// `trainbench run --model NAME --json --events FILE`; step times from the events.
-[[nodiscard]] Expected<SideRun> runEngine(const BenchSetup& setup, int repeat);
+/// How one side runs: its processes (1: one, else data-parallel workers of
+/// `threads` threads each) and, for the engine, extra `trainbench run` flags.
+struct SideShape {
+  int processes = 1;
+  std::vector<std::string> engineFlags;
+};
 
-/// engine_vs_eager.py with the same shape, steps, threads.
-[[nodiscard]] Expected<SideRun> runEager(const BenchSetup& setup);
+/// `trainbench run --model NAME --json --events FILE` (with `--nproc-per-node`
+/// for several processes); step times from rank 0's events.
+[[nodiscard]] Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
+                                          const SideShape& shape = {});
+
+/// engine_vs_eager.py with the same shape, steps, threads; several processes
+/// run it under torchrun as PyTorch DDP on Gloo.
+[[nodiscard]] Expected<SideRun> runEager(const BenchSetup& setup, const SideShape& shape = {});
 
 using tb::median;  // the project's one median (tb/common/statistics.hpp)
 

@@ -169,6 +169,44 @@ class RunsPageTest : public QObject {
     }
   }
 
+  void twoProcessRunShowsGlobalCurvesAndEveryRanksMemory() {
+    form().setSteps(20);
+    form().setProcesses(2);
+    const auto args = form().arguments();
+    QVERIFY(args);
+    QVERIFY(args->join(QLatin1Char(' ')).contains(QStringLiteral("--nproc-per-node 2")));
+    page().startRun();
+    TB_WAIT_FOR_RUN_END();
+    const tb::ui::RunOutcome& outcome = *page().lastOutcome();
+    QCOMPARE(stateName(outcome.state), QStringLiteral("completed"));
+    QCOMPARE(liveChart<tb::plotting::LineChart>("lossChart")->pointCount(0), 20);
+    const QString log = widget<QPlainTextEdit>("runLog")->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("rank 0 of 2: completed")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("rank 1 of 2: completed")), qPrintable(log));
+    QVERIFY(QFile::exists(QDir(outcome.runDir).filePath(QStringLiteral("ranks/1/summary.json"))));
+    if (const QString dir = qEnvironmentVariable("TB_RUNS_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      QTest::qWait(300);
+      QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("runs-page-2-processes.png"))));
+    }
+  }
+
+  void stoppingATwoProcessRunStopsEveryRank() {
+    form().setSteps(1'000'000);
+    form().setProcesses(2);
+    page().startRun();
+    TB_WAIT_FOR_FIRST_STEP();
+    page().stopRun();
+    TB_WAIT_FOR_RUN_END();
+    QCOMPARE(stateName(page().lastOutcome()->state), QStringLiteral("interrupted"));
+    const QString runDir = page().lastOutcome()->runDir;
+    QVERIFY(!runDir.isEmpty());
+    // Rank 1 stopped before the same step, and said so in its own summary.
+    QFile rankSummary(QDir(runDir).filePath(QStringLiteral("ranks/1/summary.json")));
+    QTRY_VERIFY_WITH_TIMEOUT(rankSummary.exists(), 10'000);
+    QVERIFY(rankSummary.open(QIODevice::ReadOnly));
+    QVERIFY(rankSummary.readAll().contains("\"interrupted\""));
+  }
+
   void eventLoopStaysResponsiveDuringARun() {
     form().setSteps(150);
     QElapsedTimer clock;

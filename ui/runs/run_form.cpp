@@ -71,6 +71,7 @@ RunForm::RunForm(QWidget* parent)
       preset_(new QComboBox),
       steps_(makeSpin(1, 10'000'000, QStringLiteral("runSteps"))),
       threads_(makeSpin(0, 1024, QStringLiteral("runThreads"))),
+      processes_(makeSpin(1, 256, QStringLiteral("runProcesses"))),
       recompute_(new QComboBox),
       budgetMiB_(makeSpin(0, 16 * 1024 * 1024, QStringLiteral("runMemoryBudget"))),
       data_(new QComboBox),
@@ -113,8 +114,15 @@ RunForm::RunForm(QWidget* parent)
   fileRow->addWidget(browse_);
   runForm->addRow(QString(), fileRow);
   threads_->setSpecialValueText(tr("physical cores"));
-  threads_->setToolTip(tr("Intra-op threads of the engine; the default is one per physical core."));
+  threads_->setToolTip(tr("Intra-op threads of each process; the default shares the physical "
+                          "cores among the processes."));
   runForm->addRow(tr("Threads"), threads_);
+  processes_->setSpecialValueText(tr("one process"));
+  processes_->setToolTip(tr("Train data-parallel over this many worker processes on this "
+                            "machine (trainbench run --nproc-per-node): each trains the "
+                            "micro-batch, the gradients are averaged, the curves are the "
+                            "whole group's. Stopping the run stops every process."));
+  runForm->addRow(tr("Processes"), processes_);
   recompute_->setObjectName(QStringLiteral("runRecompute"));
   recompute_->setEditable(true);
   recompute_->addItems({QStringLiteral("none"), QStringLiteral("selective"),
@@ -146,7 +154,7 @@ RunForm::RunForm(QWidget* parent)
   layout->addWidget(summary_);
 
   connect(preset_, &QComboBox::currentIndexChanged, this, &RunForm::onPresetChosen);
-  for (QSpinBox* spin : {steps_, threads_, budgetMiB_}) {
+  for (QSpinBox* spin : {steps_, threads_, processes_, budgetMiB_}) {
     connect(spin, &QSpinBox::valueChanged, this, &RunForm::refreshSummary);
   }
   connect(recompute_, &QComboBox::currentTextChanged, this, &RunForm::refreshSummary);
@@ -234,6 +242,11 @@ tb::Expected<QStringList> RunForm::arguments() const {
   if (threads_->value() > 0) {
     args << QStringLiteral("--threads") << QString::number(threads_->value());
   }
+  if (processes_->value() > 1) {
+    // A free port each time: two Studios, or a run just ended, never collide.
+    args << QStringLiteral("--nproc-per-node") << QString::number(processes_->value())
+         << QStringLiteral("--master-port") << QStringLiteral("0");
+  }
   args << QStringLiteral("--recompute") << policy;
   if (memoryBudgetBytes() > 0) {
     args << QStringLiteral("--memory-budget") << QString::number(memoryBudgetBytes());
@@ -289,6 +302,7 @@ void RunForm::setPreset(const QString& name) {
 
 void RunForm::setSteps(int steps) { steps_->setValue(steps); }
 void RunForm::setThreads(int threads) { threads_->setValue(threads); }
+void RunForm::setProcesses(int processes) { processes_->setValue(processes); }
 void RunForm::setMemoryBudgetMiB(int mib) { budgetMiB_->setValue(mib); }
 void RunForm::setRecomputePolicy(const QString& policy) {
   recompute_->setCurrentText(policy.trimmed());
@@ -321,7 +335,7 @@ void RunForm::refreshSummary() {
     summary_->setText(tr("%1: %2 parameters, %3 tokens per step")
                           .arg(toQString(config.name),
                                locale.toString(tb::model::parameterCount(config)),
-                               locale.toString(config.seq * config.batch)));
+                               locale.toString(config.seq * config.batch * processes_->value())));
   }
   Q_EMIT changed();
 }

@@ -31,7 +31,8 @@ struct RunFormChoices {
   /// Shape values in spin order; a value equal to the preset's is no override.
   std::array<int, 8> shape{};
   int steps = 200;
-  int threads = 0;  ///< 0: physical cores
+  int threads = 0;  ///< 0: physical cores (shared among the processes)
+  int processes = 1;  ///< data-parallel worker processes (trainbench run --nproc-per-node)
   QString recompute = QStringLiteral("none");
   int memoryBudgetMiB = 0;  ///< 0: unlimited
   QString data = QStringLiteral("random");  ///< random, synthetic or file
@@ -62,6 +63,7 @@ class RunForm : public QWidget {
   void setPreset(const QString& name);
   void setSteps(int steps);
   void setThreads(int threads);
+  void setProcesses(int processes);
   void setMemoryBudgetMiB(int mib);
   void setRecomputePolicy(const QString& policy);
   /// Selects the runtime --runtime spells `runtime` ("tuned", "stock"); an
@@ -91,6 +93,7 @@ class RunForm : public QWidget {
   std::array<QSpinBox*, kShapeFields> shape_{};
   QSpinBox* steps_;
   QSpinBox* threads_;
+  QSpinBox* processes_;
   QComboBox* recompute_;
   QSpinBox* budgetMiB_;
   QComboBox* data_;

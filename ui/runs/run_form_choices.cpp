@@ -27,6 +27,7 @@ RunFormChoices RunForm::choices() const {
   for (std::size_t i = 0; i < kShapeFields; ++i) c.shape[i] = shape_[i]->value();
   c.steps = steps_->value();
   c.threads = threads_->value();
+  c.processes = processes_->value();
   c.recompute = recomputePolicy();
   c.memoryBudgetMiB = budgetMiB_->value();
   c.data = data_->currentData().toString();
@@ -44,6 +45,7 @@ void RunForm::setChoices(const RunFormChoices& c) {
   }
   steps_->setValue(c.steps);
   threads_->setValue(c.threads);
+  processes_->setValue(c.processes);
   if (!c.recompute.isEmpty()) setRecomputePolicy(c.recompute);
   budgetMiB_->setValue(c.memoryBudgetMiB);
   dataFile_->setText(c.dataFile);

@@ -19,6 +19,7 @@ RunFormChoices RunSettings::load() const {
   }
   c.steps = keys::kRunsSteps.get(c.steps);
   c.threads = keys::kRunsThreads.get(c.threads);
+  c.processes = keys::kRunsProcesses.get(c.processes);
   c.recompute = keys::kRunsRecompute.get(c.recompute);
   c.memoryBudgetMiB = keys::kRunsMemoryBudgetMiB.get(c.memoryBudgetMiB);
   c.data = keys::kRunsData.get(c.data);
@@ -37,6 +38,7 @@ void RunSettings::save(const RunFormChoices& c) const {
   keys::kRunsShape.set(out, shape);
   keys::kRunsSteps.set(out, c.steps);
   keys::kRunsThreads.set(out, c.threads);
+  keys::kRunsProcesses.set(out, c.processes);
   keys::kRunsRecompute.set(out, c.recompute);
   keys::kRunsMemoryBudgetMiB.set(out, c.memoryBudgetMiB);
   keys::kRunsData.set(out, c.data);

@@ -208,6 +208,14 @@ void RunsPage::onEvent(const tb::runs::RunEvent& event) {
                       .arg(toQString(tb::runs::toString(event.summary->state)),
                            locale.toString(event.summary->steps),
                            locale.toString(event.summary->tokensPerSecond, 'f', 0)));
+        // A data-parallel run's curves are the whole group's (rank 0 reports
+        // them); its memory is each rank's own.
+        for (const tb::runs::RankOutcome& rank : event.summary->ranks) {
+          appendLog(tr("  rank %1 of %2: %3, peak %4")
+                        .arg(locale.toString(rank.rank), locale.toString(event.summary->worldSize),
+                             toQString(tb::runs::toString(rank.state)),
+                             formatDataSize(static_cast<double>(rank.peakBytes))));
+        }
       }
       break;
     case EventKind::Other: break;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -21,6 +22,7 @@
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "run_summary_text.hpp"
+#include "tb/common/host_cores.hpp"
 #include "tb/common/stop_signals.hpp"
 #include "tb/common/subprocess.hpp"
 #include "tb/engine/launch_env.hpp"
@@ -196,6 +198,12 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
   }
 
   const int worldSize = launch.nnodes * launch.nprocPerNode;
+  // As torchrun does, a node's workers share its cores unless told
+  // otherwise: LibTorch's and OpenBLAS's default pools would each take every
+  // core in every worker (the stock runtime keeps those defaults).
+  const bool threadsGiven = std::getenv("OMP_NUM_THREADS") != nullptr;
+  const std::string threadsPerWorker =
+      std::to_string(std::max(1, physicalCoreCount() / launch.nprocPerNode));
   std::vector<GroupMember> members;
   std::vector<Worker> workers;
   const std::vector<std::string> arguments = workerArguments(context.arguments());
@@ -214,6 +222,7 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     member.argv.push_back(*binary);
     member.argv.insert(member.argv.end(), arguments.begin(), arguments.end());
     member.environment = engine::toEnvironment(env);
+    if (!threadsGiven) member.environment["OMP_NUM_THREADS"] = threadsPerWorker;
     members.push_back(std::move(member));
     workers.push_back({env.rank, std::nullopt, "", "", {}});
   }

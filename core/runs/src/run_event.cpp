@@ -44,6 +44,7 @@ Expected<StepSample> parseStep(const json& object) {
   sample.peakBytes = bytesOr(object, "peak_bytes");
   sample.gradNorm = numberOr(object, "grad_norm", 0.0);
   sample.learningRate = numberOr(object, "lr", 0.0);
+  sample.commWaitSeconds = optionalNumber(object, "comm_wait_s");
   return sample;
 }
 
@@ -68,15 +69,17 @@ void parseStart(const json& object, RunEvent& event) {
 }  // namespace
 
 json toJson(const StepSample& sample) {
-  return {{"step", sample.step},
-          {"loss", sample.loss},
-          {"seq", sample.seq},
-          {"step_time_s", sample.stepTimeSeconds},
-          {"tokens_per_s", sample.tokensPerSecond},
-          {"live_bytes", sample.liveBytes},
-          {"peak_bytes", sample.peakBytes},
-          {"grad_norm", sample.gradNorm},
-          {"lr", sample.learningRate}};
+  json object{{"step", sample.step},
+              {"loss", sample.loss},
+              {"seq", sample.seq},
+              {"step_time_s", sample.stepTimeSeconds},
+              {"tokens_per_s", sample.tokensPerSecond},
+              {"live_bytes", sample.liveBytes},
+              {"peak_bytes", sample.peakBytes},
+              {"grad_norm", sample.gradNorm},
+              {"lr", sample.learningRate}};
+  if (sample.commWaitSeconds) object["comm_wait_s"] = *sample.commWaitSeconds;
+  return object;
 }
 
 Expected<RunEvent> parseEventLine(std::string_view line) {

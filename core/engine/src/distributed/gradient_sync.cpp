@@ -18,39 +18,63 @@ namespace tb::engine {
 
 std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
                                 std::int64_t firstCapBytes, std::int64_t capBytes) {
-  std::vector<std::size_t> byOffset(spans.size());
-  std::iota(byOffset.begin(), byOffset.end(), std::size_t{0});
-  std::sort(byOffset.begin(), byOffset.end(),
-            [&](std::size_t a, std::size_t b) { return spans[a].offset > spans[b].offset; });
-  // As DDP's compute_bucket_assignment_by_size: a bucket takes parameters
-  // until it holds at least its cap, then closes.
+  if (spans.empty()) return {};
   constexpr std::int64_t kElementBytes = 4;
+  if (capBytes == 0) {
+    // One bucket of everything: the spans tile the buffer.
+    Bucket all{spans.front().offset, 0, {}};
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      all.offset = std::min(all.offset, spans[i].offset);
+      all.numel += spans[i].numel;
+      all.parameters.push_back(i);
+    }
+    return {all};
+  }
+  // Walk the spans in the order backward produces them. A span joins an
+  // open bucket it is adjacent to, so that buckets stay contiguous even
+  // where the buffer interleaves regions produced at different times (the
+  // flat buffer keeps the norms apart from the matrices); as in DDP's
+  // compute_bucket_assignment_by_size, a bucket takes parameters until it
+  // holds at least its cap, then closes.
+  std::vector<std::size_t> order(spans.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return spans[a].readyOrder < spans[b].readyOrder;
+  });
   std::vector<Bucket> buckets;
   std::vector<std::int64_t> readyBy;
-  bool closed = false;
-  for (const std::size_t index : byOffset) {
+  std::vector<bool> closed;
+  for (const std::size_t index : order) {
     const GradientSpan& span = spans[index];
-    const bool contiguous = !buckets.empty() && buckets.back().offset == span.offset + span.numel;
-    if (buckets.empty() || closed || !contiguous) {
-      buckets.push_back({span.offset + span.numel, 0, {}});
-      readyBy.push_back(0);
-      closed = false;
+    std::size_t target = buckets.size();
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      const bool below = buckets[b].offset == span.offset + span.numel;
+      const bool above = buckets[b].offset + buckets[b].numel == span.offset;
+      if (!closed[b] && (below || above)) {
+        target = b;
+        break;
+      }
     }
-    Bucket& bucket = buckets.back();
-    bucket.offset = span.offset;
+    if (target == buckets.size()) {
+      buckets.push_back({span.offset, 0, {}});
+      readyBy.push_back(0);
+      closed.push_back(false);
+    }
+    Bucket& bucket = buckets[target];
+    bucket.offset = std::min(bucket.offset, span.offset);
     bucket.numel += span.numel;
     bucket.parameters.push_back(index);
-    readyBy.back() = std::max(readyBy.back(), span.readyOrder);
-    const std::int64_t cap = buckets.size() == 1 ? std::min(firstCapBytes, capBytes) : capBytes;
-    closed = capBytes > 0 && bucket.numel * kElementBytes >= cap;
+    readyBy[target] = std::max(readyBy[target], span.readyOrder);
+    const std::int64_t cap = target == 0 ? std::min(firstCapBytes, capBytes) : capBytes;
+    closed[target] = bucket.numel * kElementBytes >= cap;
   }
-  std::vector<std::size_t> order(buckets.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
+  std::vector<std::size_t> launch(buckets.size());
+  std::iota(launch.begin(), launch.end(), std::size_t{0});
+  std::stable_sort(launch.begin(), launch.end(),
                    [&](std::size_t a, std::size_t b) { return readyBy[a] < readyBy[b]; });
   std::vector<Bucket> launched;
   launched.reserve(buckets.size());
-  for (const std::size_t index : order) launched.push_back(std::move(buckets[index]));
+  for (const std::size_t index : launch) launched.push_back(std::move(buckets[index]));
   return launched;
 }
 
@@ -176,11 +200,7 @@ void GradientSync::finish() {
     }
   }
   while (nextStart_ < buckets_.size()) start(nextStart_);
-  const double world = communicator_->worldSize();
-  for (std::size_t b = 0; b < pending_.size(); ++b) {
-    pending_[b]->wait();
-    buffer_.narrow(0, buckets_[b].offset, buckets_[b].numel).div_(world);
-  }
+  for (const auto& pending : pending_) pending->wait();
   pending_.clear();
   if (!copies_) return;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {

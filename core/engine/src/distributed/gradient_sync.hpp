@@ -39,13 +39,13 @@ struct Bucket {
   std::vector<std::size_t> parameters;  ///< indices into the spans
 };
 
-/// Buckets cut walking the spans from the buffer's end to its start (so that
-/// each is contiguous), the first up to `firstCapBytes` (or capBytes if that
-/// is smaller), the rest up to `capBytes` of float32; as in DDP, a bucket
-/// takes parameters until it holds at least its cap, so one larger than the
-/// cap closes the bucket it joins. capBytes 0 means one bucket of everything.
-/// Returned in launch order: by the latest readyOrder among a bucket's
-/// parameters.
+/// Buckets of contiguous spans, formed in the order backward produces them
+/// (readyOrder): the first up to `firstCapBytes` (or capBytes if that is
+/// smaller), the rest up to `capBytes` of float32; as in DDP, a bucket takes
+/// parameters until it holds at least its cap, so one larger than the cap
+/// closes the bucket it joins. capBytes 0 means one bucket of everything
+/// (the spans tile the buffer). Returned in launch order: by the latest
+/// readyOrder among a bucket's parameters.
 [[nodiscard]] std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
                                               std::int64_t firstCapBytes,
                                               std::int64_t capBytes);
@@ -68,8 +68,9 @@ class GradientSync {
   /// Before each backward: names the step in errors, forgets the last one.
   void beginStep(std::int64_t step);
   /// After backward: starts the buckets not yet started, waits for all of
-  /// them, and leaves every gradient the mean over the ranks. Throws
-  /// CollectiveError.
+  /// them, and leaves every gradient the sum over the ranks (the mean when,
+  /// as the training loop does, each rank's backward was seeded with
+  /// 1 / world size). Throws CollectiveError.
   void finish();
 
   [[nodiscard]] const std::vector<Bucket>& buckets() const { return buckets_; }

@@ -10,14 +10,16 @@
 // weights broadcast from rank 0 at the start, the gradients averaged over
 // the ranks in buckets that travel while backward runs (gradient_sync.hpp),
 // and two agreements: whether to stop (every rank stops before the same step,
-// or the ones that go on would wait on the ones that left), and the reported
-// loss, the mean over the ranks, summed once per read-back interval.
+// or the ones that go on would wait on the ones that left; StopVote), and
+// the reported loss, the mean over the ranks, summed once per read-back
+// interval.
 #include "training/training_loop.hpp"
 
 #include <ATen/ATen.h>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "distributed/gradient_sync.hpp"
@@ -134,6 +136,7 @@ class StepReporter {
       sample.peakBytes = step.memory.peak;
       sample.gradNorm = gradNorm;
       sample.learningRate = learningRate_;
+      sample.commWaitSeconds = step.record.commWaitSeconds;
       events_->emitStep(sample);
     }
     pending_.clear();
@@ -156,12 +159,38 @@ class StepReporter {
   std::vector<PendingStep> pending_;
 };
 
-/// Whether any rank was asked to stop: one all-reduce of a flag per step.
-bool agreeToStop(Communicator& communicator, bool stopHere, std::int64_t step) {
-  at::Tensor flag = at::full({1}, stopHere ? 1.0F : 0.0F, at::kFloat);
-  communicator.allReduceSum(flag, "agreeing on a stop before step " + std::to_string(step))->wait();
-  return flag.item<float>() > 0.0F;
-}
+/// Whether any rank was asked to stop, agreed a step late so that nobody
+/// waits for it: each step starts a vote (a one-element all-reduce) that
+/// travels while the step computes, and the next step reads it. Every rank
+/// reads the same sum, so all stop before the same step, none in a vote.
+class StopVote {
+ public:
+  explicit StopVote(Communicator& communicator) : communicator_(&communicator) {}
+
+  /// Reads the vote started a step ago; if nobody asked to stop, starts the
+  /// next one with this rank's wish.
+  bool agreedBefore(std::int64_t step, bool stopHere) {
+    if (pending_) {
+      pending_->wait();
+      pending_.reset();
+      if (flag_.item<float>() > 0.0F) return true;
+    }
+    flag_ = at::full({1}, stopHere ? 1.0F : 0.0F, at::kFloat);
+    pending_ = communicator_->allReduceSum(flag_, "the stop vote of step " + std::to_string(step));
+    return false;
+  }
+
+  /// After the last step: the vote still in flight ends before anything else.
+  void finish() {
+    if (pending_) pending_->wait();
+    pending_.reset();
+  }
+
+ private:
+  Communicator* communicator_;
+  at::Tensor flag_;
+  std::unique_ptr<PendingCollective> pending_;
+};
 
 /// Every rank starts from rank 0's weights, as DDP's construction does.
 void broadcastWeights(Communicator& communicator, const ParameterUpdate& update) {
@@ -207,7 +236,9 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
     decoder.setRecompute(in.recompute);
     if (in.resume != nullptr) restore(*in.resume, *update);
     std::unique_ptr<GradientSync> sync;
+    std::optional<StopVote> vote;
     if (in.communicator != nullptr) {
+      vote.emplace(*in.communicator);
       broadcastWeights(*in.communicator, *update);
       // Definition order (namedParameters), which backward runs in reverse.
       sync = std::make_unique<GradientSync>(*in.communicator, namedParameters(decoder.weights()),
@@ -226,8 +257,10 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
     const bool savesCheckpoints = in.communicator == nullptr || in.communicator->rank() == 0;
     summary.state = RunState::Completed;
     for (std::int64_t step = firstStep; step <= config.steps; ++step) {
+      const auto start = std::chrono::steady_clock::now();
       bool stop = config.stop.stopRequested();
-      if (in.communicator != nullptr) stop = agreeToStop(*in.communicator, stop, step);
+      if (vote) stop = vote->agreedBefore(step, stop);
+      const std::chrono::duration<double> agreeing = std::chrono::steady_clock::now() - start;
       if (stop) {
         reporter.flush();
         summary.state = RunState::Interrupted;
@@ -237,25 +270,35 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
         }
         break;
       }
-      const auto start = std::chrono::steady_clock::now();
       const std::int64_t seq = stepSequenceLength(config.seed, step, shortest, longest);
       const at::Tensor rows =
           toRows(in.data->trainBatch(step), rowLength, device).narrow(1, 0, seq + 1);
       const at::Tensor loss = decoder.loss(rows);
-      if (sync) sync->beginStep(step);
-      loss.backward();
+      if (sync) {
+        sync->beginStep(step);
+        // The mean over the ranks is taken at the seed: each rank's
+        // gradients come out already divided by the world size, so the
+        // summed buckets need no pass of their own (exact for 1, 2, 4, ...).
+        loss.backward(at::full({}, 1.0 / static_cast<double>(ranks), loss.options()));
+      } else {
+        loss.backward();
+      }
+      const auto backwardDone = std::chrono::steady_clock::now();
       if (sync) sync->finish();
+      const std::chrono::duration<double> waiting = std::chrono::steady_clock::now() - backwardDone;
       at::Tensor gradNorm = update->clipAndStep(kMaxGradNorm);
       update->zeroGrad();
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
       summary.steps = step;
-      const StepRecord record{elapsed.count(), rows.size(0) * seq * ranks};
+      StepRecord record{elapsed.count(), rows.size(0) * seq * ranks, std::nullopt};
+      if (sync) record.commWaitSeconds = agreeing.count() + waiting.count();
       records.push_back(record);
       reporter.add({step, seq, loss.detach(), std::move(gradNorm), record, memoryNow(device)});
       if ((step - firstStep + 1) % syncEvery == 0 || step == config.steps) reporter.flush();
       if (config.saveEvery > 0 && step % config.saveEvery == 0 && savesCheckpoints) save(step);
     }
+    if (vote) vote->finish();
     if (summary.state == RunState::Completed && in.data->hasHeldOut()) {
       summary.heldOutLoss = heldOutLoss(decoder, *in.data, rowLength, device);
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct LoopInputs {
 struct StepRecord {
   double seconds = 0.0;
   std::int64_t tokens = 0;
+  /// Data parallelism: the part of `seconds` spent waiting on collectives
+  /// after backward (the stop agreement and the gradient buckets).
+  std::optional<double> commWaitSeconds;
 };
 
 /// Runs the steps and fills status, message, steps, losses and memory of

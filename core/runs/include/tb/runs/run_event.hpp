@@ -37,6 +37,10 @@ struct StepSample {
   std::uint64_t peakBytes = 0;
   double gradNorm = 0.0;
   double learningRate = 0.0;
+  /// Data parallelism: how long the step waited on its collectives after
+  /// backward (the gradient buckets still in flight, the stop agreement);
+  /// absent for one process.
+  std::optional<double> commWaitSeconds;
 
   friend bool operator==(const StepSample&, const StepSample&) = default;
 };

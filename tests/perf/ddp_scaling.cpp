@@ -1,0 +1,203 @@
+// ddp_scaling: the engine's data parallelism against PyTorch's own DDP, side
+// by side in one run (issue "Data-parallel training across processes and
+// nodes"; docs/PERF.md). Every repeat runs, in this order, so that drift of
+// the machine falls on every side alike:
+//
+//   engine 1 rank, engine 2 ranks, eager 1 rank, DDP 2 ranks (torchrun, Gloo),
+//   compiled engine 1 rank, compiled engine 2 ranks, engine 2 ranks with one
+//   all-reduce after backward (--bucket-mb 0)
+//
+// each rank with --threads threads (default 1) on the same model (the parity
+// test's reference, engine_vs_eager.py), each a fresh process. It reports
+// scaling efficiency (2-rank global tokens/s over twice the 1-rank tokens/s)
+// for the engine and for DDP, the engine over DDP at 2 ranks against the
+// engine over eager at 1 rank, and how long backward's end waits on
+// communication with buckets against one all-reduce.
+//
+//   ddp_scaling [--model small] [--repeats 3] [--steps 16] [--warmup 4]
+//               [--threads 1] [--out results.json]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine_vs_eager_runs.hpp"
+#include "tb/common/atomic_file.hpp"
+
+namespace {
+
+using tb::perf::BenchSetup;
+using tb::perf::SideRun;
+using tb::perf::SideShape;
+
+constexpr int kRanks = 2;
+
+struct Side {
+  std::string name;
+  bool engine = true;
+  SideShape shape;
+  std::vector<double> tokensPerSecond;  ///< one per repeat, global
+  std::vector<double> stepSeconds;      ///< medians per repeat
+  std::vector<double> waitSeconds;      ///< medians per repeat (engine, several ranks)
+  std::vector<double> loads;
+};
+
+int fail(const std::string& message) {
+  std::cerr << "ddp_scaling: " << message << "\n";
+  return 1;
+}
+
+std::string parse(int argc, char** argv, BenchSetup& setup, int& repeats, std::string& out) {
+  std::map<std::string, int*> numbers{{"--repeats", &repeats},
+                                      {"--steps", &setup.steps},
+                                      {"--warmup", &setup.warmupSteps},
+                                      {"--threads", &setup.threads}};
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return flag + " needs a value";
+    const std::string value = argv[++i];
+    if (const auto number = numbers.find(flag); number != numbers.end()) {
+      char* end = nullptr;
+      const long parsed = std::strtol(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || parsed < 1 || parsed > 100000) {
+        return flag + " must be a positive count, got " + value;
+      }
+      *number->second = static_cast<int>(parsed);
+    } else if (flag == "--model") {
+      setup.presetName = value;
+    } else if (flag == "--out") {
+      out = value;
+    } else {
+      return "unknown option " + flag;
+    }
+  }
+  if (setup.steps <= setup.warmupSteps) return "--steps must exceed --warmup";
+  auto preset = tb::model::findPreset(setup.presetName);
+  if (!preset) return preset.error().message;
+  setup.model = *preset;
+  return {};
+}
+
+double ratio(const Side& a, const Side& b) {
+  return tb::perf::median(a.tokensPerSecond) / tb::perf::median(b.tokensPerSecond);
+}
+
+nlohmann::json sideJson(const Side& side) {
+  nlohmann::json json{{"processes", side.shape.processes},
+                      {"tokens_per_s", tb::perf::median(side.tokensPerSecond)},
+                      {"tokens_per_s_runs", side.tokensPerSecond},
+                      {"median_step_s", tb::perf::median(side.stepSeconds)},
+                      {"load_before", side.loads}};
+  if (!side.waitSeconds.empty()) json["median_comm_wait_s"] = tb::perf::median(side.waitSeconds);
+  return json;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  BenchSetup setup;
+  setup.trainbench = TB_TRAINBENCH_BINARY;
+  setup.python = "/usr/bin/python3";
+  setup.eagerScript = TB_EAGER_SCRIPT;
+  setup.presetName = "small";
+  setup.steps = 16;
+  setup.warmupSteps = 4;
+  setup.threads = 1;
+  setup.scratchDir = (std::filesystem::temp_directory_path() / "tb_ddp_scaling").string();
+  int repeats = 3;
+  std::string out;
+  if (const std::string problem = parse(argc, argv, setup, repeats, out); !problem.empty()) {
+    std::cerr << "ddp_scaling: " << problem << "\nusage: ddp_scaling [--model NAME] "
+              << "[--repeats N] [--steps N] [--warmup N] [--threads N] [--out FILE]\n";
+    return 2;
+  }
+
+  std::vector<Side> sides{
+      {"engine x1", true, {1, {}}, {}, {}, {}, {}},
+      {"engine x2", true, {kRanks, {}}, {}, {}, {}, {}},
+      {"eager x1", false, {1, {}}, {}, {}, {}, {}},
+      {"DDP x2", false, {kRanks, {}}, {}, {}, {}, {}},
+      {"engine compiled x1", true, {1, {"--compile", "on"}}, {}, {}, {}, {}},
+      {"engine compiled x2", true, {kRanks, {"--compile", "on"}}, {}, {}, {}, {}},
+      {"engine x2, one all-reduce", true, {kRanks, {"--bucket-mb", "0"}}, {}, {}, {}, {}},
+  };
+  const double tokensPerRankStep = static_cast<double>(setup.model.batch * setup.model.seq);
+  for (int repeat = 0; repeat < repeats; ++repeat) {
+    for (std::size_t i = 0; i < sides.size(); ++i) {
+      Side& side = sides[i];
+      auto run = side.engine
+                     ? tb::perf::runEngine(setup, std::to_string(repeat) + "-" + std::to_string(i),
+                                           side.shape)
+                     : tb::perf::runEager(setup, side.shape);
+      if (!run) return fail(side.name + ": " + run.error().message);
+      const double step = tb::perf::median(run->stepSeconds);
+      side.stepSeconds.push_back(step);
+      side.tokensPerSecond.push_back(tokensPerRankStep * side.shape.processes / step);
+      side.loads.push_back(run->loadBefore);
+      if (!run->commWaitSeconds.empty()) {
+        side.waitSeconds.push_back(tb::perf::median(run->commWaitSeconds));
+      }
+      std::fprintf(stderr, "repeat %d/%d %-26s %8.1f tok/s  step %.4f s\n", repeat + 1, repeats,
+                   side.name.c_str(), side.tokensPerSecond.back(), step);
+    }
+  }
+
+  const Side& engine1 = sides[0];
+  const Side& engine2 = sides[1];
+  const Side& eager1 = sides[2];
+  const Side& ddp2 = sides[3];
+  const Side& compiled1 = sides[4];
+  const Side& compiled2 = sides[5];
+  const Side& oneBucket = sides[6];
+  const double engineScaling = ratio(engine2, engine1) / kRanks;
+  const double ddpScaling = ratio(ddp2, eager1) / kRanks;
+  const double compiledScaling = ratio(compiled2, compiled1) / kRanks;
+
+  std::printf("| side | processes x threads | tokens/s (median of %d) | step s | comm wait s |\n"
+              "|---|---|---|---|---|\n",
+              repeats);
+  for (const Side& side : sides) {
+    const std::string wait =
+        side.waitSeconds.empty() ? "-" : std::to_string(tb::perf::median(side.waitSeconds));
+    std::printf("| %s | %d x %d | %.1f | %.4f | %s |\n", side.name.c_str(), side.shape.processes,
+                setup.threads, tb::perf::median(side.tokensPerSecond),
+                tb::perf::median(side.stepSeconds), wait.c_str());
+  }
+  std::printf("\nscaling efficiency at %d ranks: engine %.3f, compiled engine %.3f, "
+              "PyTorch DDP %.3f\n",
+              kRanks, engineScaling, compiledScaling, ddpScaling);
+  std::printf("engine / DDP at %d ranks: %.3f (compiled %.3f); engine / eager at 1: %.3f "
+              "(compiled %.3f)\n",
+              kRanks, ratio(engine2, ddp2), ratio(compiled2, ddp2), ratio(engine1, eager1),
+              ratio(compiled1, eager1));
+  std::printf("comm wait after backward: %.4f s with buckets, %.4f s with one all-reduce "
+              "(step %.4f s vs %.4f s)\n",
+              tb::perf::median(engine2.waitSeconds), tb::perf::median(oneBucket.waitSeconds),
+              tb::perf::median(engine2.stepSeconds), tb::perf::median(oneBucket.stepSeconds));
+
+  nlohmann::json result{{"model", setup.presetName},
+                        {"threads_per_rank", setup.threads},
+                        {"repeats", repeats},
+                        {"steps", setup.steps},
+                        {"warmup_steps", setup.warmupSteps},
+                        {"scaling_efficiency",
+                         {{"engine", engineScaling},
+                          {"engine_compiled", compiledScaling},
+                          {"pytorch_ddp", ddpScaling}}},
+                        {"engine_over_ddp", ratio(engine2, ddp2)},
+                        {"compiled_over_ddp", ratio(compiled2, ddp2)},
+                        {"engine_over_eager", ratio(engine1, eager1)},
+                        {"compiled_over_eager", ratio(compiled1, eager1)}};
+  for (const Side& side : sides) result["sides"][side.name] = sideJson(side);
+  if (!out.empty()) {
+    if (const auto written = tb::writeFileAtomically(out, result.dump(2)); !written) {
+      return fail(written.error().message);
+    }
+  }
+  return 0;
+}
