@@ -262,7 +262,8 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
   }
   if (output.json) {
     printJson(context.out(), runs::toJson(summary));
-  } else if (output.events != "-") {
+  } else if (output.events != "-" && workers.front().summary) {
+    // Without rank 0's summary there are no figures to print, only the reason.
     printRunSummary(context.out(), summary);
   }
   if (outcome->firstFailure) {

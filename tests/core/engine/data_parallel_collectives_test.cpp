@@ -16,6 +16,7 @@
 
 #include "distributed/c10d_communicator.hpp"
 #include "distributed/gradient_sync.hpp"
+#include "distributed/nccl_communicator.hpp"
 #include "tb/engine/rendezvous_store.hpp"
 
 namespace {
@@ -214,6 +215,25 @@ TEST(GlooCommunicator, AStoreNobodyHostsIsAnErrorNamingItsAddress) {
   EXPECT_NE(joined.error().message.find("127.0.0.1:1"), std::string::npos)
       << joined.error().message;
   EXPECT_LT(took.count(), 10.0);
+}
+
+TEST(NcclCommunicator, WithoutAGpuOrWithoutNcclJoiningIsAClearError) {
+  auto store = tb::engine::RendezvousStore::host(0, std::chrono::milliseconds(5000));
+  ASSERT_TRUE(store) << store.error().message;
+  tb::engine::GroupSettings settings;
+  settings.launch.masterPort = store->port();
+  settings.launch.useAgentStore = true;
+  settings.timeout = std::chrono::milliseconds(5000);
+  settings.interfaces = {"lo"};
+  auto joined = tb::engine::joinNcclGroup(settings);
+  if (joined) GTEST_SKIP() << "a GPU is here: tests/gpu checks NCCL on it";
+  const std::string& message = joined.error().message;
+  EXPECT_NE(message.find("rank 0"), std::string::npos) << message;
+  if (tb::engine::ncclBuilt()) {
+    EXPECT_NE(message.find("no CUDA device"), std::string::npos) << message;
+  } else {
+    EXPECT_NE(message.find("TB_WITH_NCCL"), std::string::npos) << message;
+  }
 }
 
 // ---- the bucketed average ------------------------------------------------

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distributed/c10d_communicator.hpp"
+#include "distributed/nccl_communicator.hpp"
 #include "matmul/block_timing.hpp"
 #include "fused/compiled_step.hpp"
 #include "model/decoder_ops.hpp"
@@ -148,12 +149,20 @@ int threadsFor(const RunConfig& config) {
   return std::max(1, (config.runtime.threads ? tb::physicalCoreCount() : libtorchDefault) / share);
 }
 
-/// Joins the data-parallel group of a launched worker; null for one process.
+/// Joins the data-parallel group of a launched worker (Gloo on the CPU,
+/// NCCL on a GPU); null for one process.
 Expected<std::unique_ptr<Communicator>> joinGroup(const RunConfig& config) {
   if (!config.dataParallel) return std::unique_ptr<Communicator>();
-  auto interfaces = glooInterfaces(processEnvironment(), hostInterfaces());
+  const auto host = hostInterfaces();
+  auto interfaces = glooInterfaces(processEnvironment(), host);
   if (!interfaces) return interfaces.error();
-  return joinGlooGroup({config.dataParallel->launch, config.dataParallel->timeout, *interfaces});
+  const GroupSettings settings{config.dataParallel->launch, config.dataParallel->timeout,
+                               *interfaces};
+  if (config.device == Device::Cuda) {
+    if (Status nccl = checkNcclInterfaces(processEnvironment(), host); !nccl) return nccl.error();
+    return joinNcclGroup(settings);
+  }
+  return joinGlooGroup(settings);
 }
 
 /// The run's directory: rank 0 makes it and tells the others, who each keep
