@@ -116,13 +116,51 @@ TEST(DataParallelTraining, CompiledStepWithFullRecomputeAndOneBucketMatchesOneRa
 }
 
 TEST(DataParallelTraining, OneRankThroughTheDistributedPathIsTheSameRunBitForBit) {
-  const auto plain = train("plain", 0, 2, {});
-  const auto distributed = train("world1", 1, 2, {"--bucket-mb", "0.05"});
+  // One matrix-product path for both: each start-up probe may pick another.
+  const auto plain = train("plain", 0, 2, {"--runtime", "tuned,-matmul"});
+  const auto distributed =
+      train("world1", 1, 2, {"--runtime", "tuned,-matmul", "--bucket-mb", "0.05"});
   ASSERT_EQ(plain.tensors.size(), distributed.tensors.size());
   for (const auto& tensor : plain.tensors) {
     EXPECT_TRUE(at::equal(tensor.tensor, tb::engine::findTensor(distributed, tensor.name)))
         << tensor.name;
   }
+}
+
+TEST(DataParallelTraining, AResumedRunContinuesTheSameTrajectoryAtTheSameWorldSize) {
+  // One matrix-product path for all three runs: the start-up probe of each
+  // may pick another, and the paths round differently.
+  const std::vector<std::string> pinned{"--runtime", "tuned,-matmul"};
+  auto flags = pinned;
+  flags.insert(flags.end(), {"--steps", "8", "--save-every", "8"});
+  const auto whole = train("resume_whole", 2, 2, flags);
+  const std::string first = scratch("resume_first");
+  auto run = trainbench({"run", "--model", "tiny", "--steps", "4", "--save-every", "4",
+                         "--threads", "1", "--batch", "2", "--run-dir", first,
+                         "--nproc-per-node", "2", "--master-port", "0", "--json", "--runtime",
+                         "tuned,-matmul"});
+  ASSERT_EQ(run.exitCode, 0) << run.standardError;
+  const std::string second = scratch("resume_second");
+  run = trainbench({"run", "--model", "tiny", "--steps", "8", "--save-every", "8", "--threads",
+                    "1", "--batch", "2", "--run-dir", second, "--resume", first,
+                    "--nproc-per-node", "2", "--master-port", "0", "--json", "--runtime",
+                    "tuned,-matmul"});
+  ASSERT_EQ(run.exitCode, 0) << run.standardError;
+  auto resumed = tb::engine::loadCheckpoint(second);
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  ASSERT_EQ(resumed->step, 8);
+  for (const auto& tensor : whole.tensors) {
+    EXPECT_TRUE(at::equal(tensor.tensor, tb::engine::findTensor(*resumed, tensor.name)))
+        << tensor.name;
+  }
+  // Another world size would train another global batch: refused, naming both.
+  const auto refused =
+      trainbench({"run", "--model", "tiny", "--steps", "8", "--threads", "1", "--batch", "2",
+                  "--run-dir", scratch("resume_refused"), "--resume", first, "--json"});
+  EXPECT_EQ(refused.exitCode, 2) << refused.standardError;
+  EXPECT_NE(refused.standardError.find("trained by 2 process(es); this run has 1"),
+            std::string::npos)
+      << refused.standardError;
 }
 
 nlohmann::json readJson(const std::filesystem::path& file) {

@@ -32,6 +32,7 @@
 #include "tb/common/statistics.hpp"
 #include "tb/common/text.hpp"
 #include "tb/runs/model_json.hpp"
+#include "tb/runs/run_store.hpp"
 #include "tb/engine/blas_kernels.hpp"
 
 namespace tb::engine {
@@ -92,6 +93,21 @@ Status checkResume(const RunConfig& config, const Checkpoint& checkpoint) {
     return bad("the checkpoint in " + config.resumeDir.string() + " was trained with seed " +
                std::to_string(checkpoint.seed) + ", this run asks for seed " +
                std::to_string(config.seed));
+  }
+  // The global batch is world size x micro-batch and each rank trains its
+  // slice: another world size would continue another trajectory, so it is
+  // refused rather than silently resumed.
+  const std::filesystem::path runDir = std::filesystem::is_directory(config.resumeDir)
+                                           ? config.resumeDir
+                                           : config.resumeDir.parent_path();
+  if (auto saved = runs::readRunConfig(runDir); saved) {
+    const int world = config.dataParallel ? config.dataParallel->launch.worldSize : 1;
+    if (saved->worldSize != world) {
+      return bad("the checkpoint in " + config.resumeDir.string() + " was trained by " +
+                 std::to_string(saved->worldSize) + " process(es); this run has " +
+                 std::to_string(world) + ": resume at the same world size (--nproc-per-node " +
+                 std::to_string(saved->worldSize) + " on one node)");
+    }
   }
   if (checkpoint.step >= config.steps) {
     return bad("the checkpoint in " + config.resumeDir.string() + " is at step " +
