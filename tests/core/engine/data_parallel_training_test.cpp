@@ -21,29 +21,23 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <iostream>
+#include <utility>
 
-#include "tb/common/subprocess.hpp"
+#include "trainbench_child.hpp"
 #include "training/checkpoint.hpp"
 
 namespace {
 
 constexpr double kRelTolerance = 1e-4;
 
+constexpr const char* kPrefix = "tb_data_parallel_";
+
 tb::ProcessResult trainbench(std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), TB_TRAINBENCH_BINARY);
-  tb::ProcessOptions options;
-  options.timeout = std::chrono::seconds(180);
-  options.environment["XDG_DATA_HOME"] =
-      (std::filesystem::temp_directory_path() / "tb_data_parallel_xdg").string();
-  auto result = tb::runProcess(arguments, options);
-  EXPECT_TRUE(result.ok());
-  return result.ok() ? *result : tb::ProcessResult{};
+  return tb::engine::test::runTrainbench(std::move(arguments), kPrefix, std::chrono::seconds(180));
 }
 
 std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("tb_data_parallel_" + name);
-  std::filesystem::remove_all(dir);
-  return dir.string();
+  return tb::engine::test::scratchDirectory(kPrefix, name);
 }
 
 /// Trains `steps` steps of tiny with `flags` and returns its checkpoint.

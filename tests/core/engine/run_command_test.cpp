@@ -6,26 +6,20 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
-#include "tb/common/subprocess.hpp"
+#include "trainbench_child.hpp"
 
 namespace {
 
+constexpr const char* kPrefix = "tb_run_command_";
+
 tb::ProcessResult trainbench(std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), TB_TRAINBENCH_BINARY);
-  tb::ProcessOptions options;
-  options.timeout = std::chrono::seconds(120);
-  options.environment["XDG_DATA_HOME"] =
-      (std::filesystem::temp_directory_path() / "tb_run_command_xdg").string();
-  auto result = tb::runProcess(arguments, options);
-  EXPECT_TRUE(result.ok());
-  return result.ok() ? *result : tb::ProcessResult{};
+  return tb::engine::test::runTrainbench(std::move(arguments), kPrefix);
 }
 
 std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("tb_run_command_" + name);
-  std::filesystem::remove_all(dir);
-  return dir.string();
+  return tb::engine::test::scratchDirectory(kPrefix, name);
 }
 
 TEST(RunCommand, JsonPrintsOneSummaryWithTheContractFields) {

@@ -30,8 +30,6 @@ using Clock = std::chrono::steady_clock;
 /// How long a failed rank waits for the others to report their own failure,
 /// so that its message can name the ranks that did not (dead or stopped).
 constexpr std::chrono::milliseconds kReportWindow{2000};
-/// Work::wait's own deadline, past Gloo's: Gloo's error says more.
-constexpr std::chrono::milliseconds kWaitMargin{5000};
 /// Keys of this engine, apart from the ones Gloo puts in the same store.
 constexpr const char* kKeyPrefix = "trainbench";
 
@@ -187,10 +185,19 @@ class GlooCommunicator final : public Communicator {
 };
 
 void GlooPending::wait() {
+  // Gloo's own recv timeout usually ends a wait on a silent peer, but not
+  // every state of the group arms it (a peer stopped between collectives):
+  // Work::wait's deadline is the same one, so either way the wait ends then,
+  // and the message says that the deadline passed, whichever words Gloo used.
+  const auto start = Clock::now();
   try {
-    work_->wait(owner_->timeout() + kWaitMargin);
+    work_->wait(owner_->timeout());
   } catch (const std::exception& error) {
-    owner_->fail(what_, messageOf(error));
+    const bool late = Clock::now() - start >= owner_->timeout() - std::chrono::milliseconds(200);
+    owner_->fail(what_, (late ? "no answer within " +
+                                    std::to_string(owner_->timeout().count() / 1000) + " s: "
+                              : std::string()) +
+                            messageOf(error));
   }
 }
 
