@@ -124,12 +124,9 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
   Expected<model::ModelConfig> model = resolveModel(options.modelFlags);
   if (!model) return std::move(model).error();
   bench::AblationSpec spec;
-  std::error_code error;
-  spec.program = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) {
-    return makeError(ErrorKind::Runtime,
-                     "cannot find this program's path in /proc/self/exe: " + error.message());
-  }
+  auto program = thisProgram();
+  if (!program) return std::move(program).error();
+  spec.program = std::move(*program);
   spec.modelArgs = modelArguments(options.modelFlags);
   spec.model = model->name;
   spec.steps = options.steps;

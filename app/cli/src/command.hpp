@@ -4,6 +4,7 @@
 // more file plus one line in cli_app.cpp's table.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -53,6 +54,11 @@ class CommandContext {
   std::ostream& err_;
   std::vector<std::string> arguments_;
 };
+
+/// This very binary (/proc/self/exe, not argv[0]): what `benchmark` and the
+/// data-parallel launcher start as their children, and where
+/// trainbench-charts is looked for beside it.
+[[nodiscard]] Expected<std::filesystem::path> thisProgram();
 
 /// Replaces the process with a fresh start on OpenBLAS's kernels for this CPU
 /// when main() allowed it (allowRestart) and the library fell back to its

@@ -23,6 +23,16 @@ Expected<catalog::Catalog> CommandContext::loadCatalog() const {
   return merged;
 }
 
+Expected<std::filesystem::path> thisProgram() {
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) {
+    return makeError(ErrorKind::Runtime,
+                     "cannot find this program's path in /proc/self/exe: " + error.message());
+  }
+  return self;
+}
+
 int CommandContext::fail(const Error& error) const {
   err_ << "trainbench: " << error.message << '\n';
   return exitCodeFor(error.kind);

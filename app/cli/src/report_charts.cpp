@@ -6,6 +6,7 @@
 #include <chrono>
 #include <system_error>
 
+#include "command.hpp"
 #include "tb/common/subprocess.hpp"
 #include "tb/report/chart_document.hpp"
 
@@ -17,10 +18,8 @@ report::ReportCharts noCharts(const std::string& why) { return {{}, "No charts: 
 }  // namespace
 
 std::filesystem::path chartRendererPath() {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return {};
-  return self.parent_path() / "trainbench-charts";
+  const auto self = thisProgram();
+  return self ? self->parent_path() / "trainbench-charts" : std::filesystem::path();
 }
 
 report::ReportCharts renderReportCharts(const bench::AblationResults& results,

@@ -6,8 +6,6 @@
 // status: torchrun's "root cause".
 #include "run_launcher.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -67,13 +65,6 @@ std::vector<std::string> workerArguments(const std::vector<std::string>& given) 
   return kept;
 }
 
-Expected<std::string> thisBinary() {
-  std::array<char, 4096> path{};
-  const ssize_t length = ::readlink("/proc/self/exe", path.data(), path.size() - 1);
-  if (length <= 0) return makeError(ErrorKind::Runtime, "cannot find this program's own path");
-  return std::string(path.data(), static_cast<std::size_t>(length));
-}
-
 Status checkLaunch(const LaunchOptions& launch, const LaunchOutput& output) {
   if (launch.nprocPerNode < 1) {
     return bad("--nproc-per-node " + std::to_string(launch.nprocPerNode) +
@@ -93,17 +84,13 @@ Status checkLaunch(const LaunchOptions& launch, const LaunchOutput& output) {
                "must be told the port");
   }
   if (launch.masterAddr.empty()) return bad("--master-addr is empty");
+  const engine::EnvLookup environment = engine::processEnvironment();
   const auto interfaces = engine::hostInterfaces();
-  if (auto gloo = engine::glooInterfaces(engine::processEnvironment(), interfaces); !gloo) {
-    return gloo.error();
-  }
+  if (auto gloo = engine::glooInterfaces(environment, interfaces); !gloo) return gloo.error();
   if (output.cuda) {
-    if (Status nccl = engine::checkNcclInterfaces(engine::processEnvironment(), interfaces);
-        !nccl) {
-      return nccl;
-    }
+    if (Status nccl = engine::checkNcclInterfaces(environment, interfaces); !nccl) return nccl;
   }
-  if (const auto launched = engine::launchEnvFrom(engine::processEnvironment());
+  if (const auto launched = engine::launchEnvFrom(environment);
       launched && launched->has_value()) {
     return bad("--nproc-per-node: this process is already rank " +
                std::to_string((*launched)->rank) + " of a launched group (RANK is set)");
@@ -176,7 +163,7 @@ runs::RunSummary mergedSummary(const std::vector<Worker>& workers, int worldSize
 int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
                   const LaunchOutput& output) {
   if (Status valid = checkLaunch(launch, output); !valid) return context.fail(valid.error());
-  auto binary = thisBinary();
+  auto binary = thisProgram();
   if (!binary) return context.fail(binary.error());
   const auto timeout = std::chrono::milliseconds(
       static_cast<std::int64_t>(output.distTimeoutSeconds * 1000.0));
@@ -219,7 +206,7 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     env.useAgentStore = true;
     env.restartCount = 0;
     GroupMember member;
-    member.argv.push_back(*binary);
+    member.argv.push_back(binary->string());
     member.argv.insert(member.argv.end(), arguments.begin(), arguments.end());
     member.environment = engine::toEnvironment(env);
     if (!threadsGiven) member.environment["OMP_NUM_THREADS"] = threadsPerWorker;
