@@ -235,6 +235,8 @@ TEST(DistributedRun, BadLauncherValuesAreExitTwoNamingTheValue) {
       {{}, {{"RANK", "1"}}, "WORLD_SIZE"},
       {{"--nproc-per-node", "1", "--bucket-mb", "-1"}, {}, "bucket-mb"},
       {{"--nproc-per-node", "1", "--dist-timeout", "0"}, {}, "--dist-timeout"},
+      {{"--nproc-per-node", "2", "--zero", "2"}, {}, "--zero 2"},
+      {{"--nproc-per-node", "2", "--zero", "1", "--runtime", "stock"}, {}, "--zero 1"},
   };
   for (const BadLaunch& bad : cases) {
     std::vector<std::string> args{"run", "--model", "tiny", "--steps", "1",
@@ -256,6 +258,9 @@ TEST(DistributedRun, TheEngineProfilePredictsEachRanksMeasuredPeak) {
       {"--runtime", "tuned"},
       {"--runtime", "tuned", "--recompute", "selective"},
       {"--runtime", "tuned", "--compile", "on", "--recompute", "full"},
+      {"--runtime", "tuned", "--zero", "1"},
+      {"--runtime", "tuned", "--recompute", "full", "--zero", "1"},
+      {"--runtime", "tuned", "--compile", "on", "--recompute", "full", "--zero", "1"},
   };
   std::vector<double> errors;
   for (std::size_t i = 0; i < configurations.size(); ++i) {

@@ -59,6 +59,7 @@ struct RunOptions {
   const CLI::Option* nprocGiven = nullptr;  ///< --nproc-per-node, even as 0 (refused)
   double distTimeoutSeconds = 300.0;
   double bucketMiB = 25.0;
+  int zeroStage = 0;
 };
 
 // --recompute wins; without it the image's CHECKPOINT_OPTIMIZATION=true means
@@ -111,6 +112,18 @@ int runRun(const CommandContext& context, const RunOptions& options) {
                                   "--bucket-mb " + formatDecimal(options.bucketMiB) +
                                       ": must be 0 (one all-reduce after backward) or more"));
   }
+  if (options.zeroStage != 0 && options.zeroStage != 1) {
+    return context.fail(makeError(ErrorKind::BadInput,
+                                  "--zero " + std::to_string(options.zeroStage) +
+                                      ": the engine has stage 0 (whole moments on every rank) "
+                                      "and 1 (moments sharded over the ranks)"));
+  }
+  if (options.zeroStage == 1 && !runtime->flatGradients) {
+    return context.fail(makeError(ErrorKind::BadInput,
+                                  "--zero 1 shards the flat parameter buffers, which --runtime " +
+                                      engine::toString(*runtime) +
+                                      " does not use (drop -flat-grads, or --zero 0)"));
+  }
   if (options.nprocGiven != nullptr && options.nprocGiven->count() > 0) {
     return launchWorkers(context, options.launch,
                          {options.json, options.events, options.distTimeoutSeconds,
@@ -153,7 +166,7 @@ int runRun(const CommandContext& context, const RunOptions& options) {
     config.dataParallel = engine::DataParallel{
         **launched,
         std::chrono::milliseconds(static_cast<std::int64_t>(options.distTimeoutSeconds * 1000.0)),
-        options.bucketMiB};
+        options.bucketMiB, options.zeroStage};
   }
 
   if (options.explain) {
@@ -253,6 +266,10 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
                       "Gradient all-reduce bucket size in MiB (default 25, the first 1); 0: one "
                       "all-reduce after backward")
       ->type_name("MB");
+  command->add_option("--zero", options->zeroStage,
+                      "0: AdamW's moments whole on every rank (default); 1: sharded over the "
+                      "ranks, each updating its shard of the weights, which are then gathered")
+      ->type_name("STAGE");
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Exit codes: 0 completed; 1 oom, interrupted (SIGINT/SIGTERM) or failed, with the\n"

@@ -195,7 +195,8 @@ double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
       // Flat buffers: sqrt(v) of the whole buffer, divided in place. Per
       // tensor: sqrt(v) and its division by the bias correction, one tensor
       // at a time.
-      return flatUpdate ? 4.0 * d(shardParams)
+      // ZeRO-1 updates only this rank's shard of the flat buffer.
+      return flatUpdate ? 4.0 * d(shardParams) / (parallel.zero >= 1 ? d(parallel.dp) : 1.0)
                         : 2.0 * 4.0 * d(counts.largestTensor) / d(parallel.tp);
     case Profile::Fsdp: {
       // torch.optim.AdamW (foreach) materialises sqrt(v) for every shard at once.

@@ -185,6 +185,11 @@ Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
     return bad("--compile: on describes this engine's compiled step, not the " +
                toString(input.profile) + " profile (fused attention there is --attention flash)");
   }
+  if (input.profile == Profile::Engine && p.zero > 1) {
+    return bad("--zero: stage " + std::to_string(p.zero) +
+               " is not one the engine trains with (0: whole moments on every rank, 1: the "
+               "moments sharded over the ranks)");
+  }
   if (p.pp > m.layers) {
     return bad("--pp: " + std::to_string(p.pp) + " stages for only " + std::to_string(m.layers) +
                " layers");

@@ -32,6 +32,7 @@ json toJson(const RunConfigRecord& config) {
           {"world_size", config.worldSize},
           {"rank", config.rank},
           {"bucket_mb", config.bucketMiB},
+          {"zero", config.zeroStage},
           {"dist_timeout_ms", config.distTimeoutMs}};
 }
 
@@ -67,6 +68,7 @@ Expected<RunConfigRecord> configFromJson(const json& object) {
   config.worldSize = static_cast<int>(integerOr(object, "world_size", 1));
   config.rank = static_cast<int>(integerOr(object, "rank"));
   config.bucketMiB = numberOr(object, "bucket_mb", 0.0);
+  config.zeroStage = static_cast<int>(integerOr(object, "zero"));
   config.distTimeoutMs = integerOr(object, "dist_timeout_ms");
   return config;
 }

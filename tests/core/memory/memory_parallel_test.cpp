@@ -61,6 +61,31 @@ TEST(MemoryParallel, EachZeroStageShardsMoreThanTheOneBefore) {
   }
 }
 
+TEST(MemoryParallel, EngineZeroOneDividesTheMomentsAndTheStepsTemporaryByTheRanks) {
+  // The engine's flat buffers in fp32: weights 4, gradients 4, moments 8 per
+  // parameter; ZeRO-1 over 4 ranks keeps 8/4 of the moments, and the
+  // optimizer step's sqrt(v) temporary covers only the rank's shard.
+  PredictionInput input;
+  input.model = test::headHeavyModel();
+  input.flatGradients = true;
+  input.parallel.dp = 4;
+  const MemoryPrediction whole = test::predict(input);
+  input.parallel.zero = 1;
+  const MemoryPrediction sharded = test::predict(input);
+  const std::uint64_t params = 16'600;
+  ASSERT_EQ(whole.peakPhase, "optimizer step");
+  EXPECT_EQ(whole.breakdown.optimizer, 8 * params + 4 * params);
+  EXPECT_EQ(whole.breakdown.weights, sharded.breakdown.weights);
+  EXPECT_EQ(whole.breakdown.gradients, sharded.breakdown.gradients);
+  // Sharded, the head's backward (its logits) becomes the larger phase.
+  EXPECT_LE(sharded.breakdown.optimizer, 8 * params / 4 + 4 * params / 4);
+  EXPECT_LT(sharded.totalBytes, whole.totalBytes - (8 - 2) * params);
+  input.parallel.zero = 2;
+  const auto refused = predictMemory(input);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--zero: stage 2"), std::string::npos);
+}
+
 TEST(MemoryParallel, ZeroStagesChangeNothingWithoutDataParallelRanks) {
   const MemoryPrediction plain = test::predict(cluster(Profile::DeepSpeed, 1, 0));
   const MemoryPrediction zero2 = test::predict(cluster(Profile::DeepSpeed, 1, 2));

@@ -51,6 +51,10 @@ class Communicator {
                                                                         std::string what) = 0;
   /// Copies rank `root`'s `buffer` (contiguous) to every rank; waits.
   virtual void broadcast(at::Tensor buffer, int root, const std::string& what) = 0;
+  /// `buffer` (contiguous) is worldSize() equal shards, rank r's own at
+  /// r × numel / worldSize; fills every shard from its owner, in place; waits.
+  /// ZeRO-1 gathers its updated weights this way.
+  virtual void allGather(at::Tensor buffer, const std::string& what) = 0;
   /// Returns once every rank got here.
   virtual void barrier(const std::string& what) = 0;
 

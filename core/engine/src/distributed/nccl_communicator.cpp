@@ -109,6 +109,22 @@ class NcclCommunicator final : public Communicator {
     NcclPending(*this, done, what).wait();
   }
 
+  void allGather(at::Tensor buffer, const std::string& what) override {
+    if (!buffer.is_cuda()) {
+      host_->allGather(std::move(buffer), what);
+      return;
+    }
+    // In place: NCCL reads this rank's shard from where the result goes.
+    const auto shard = static_cast<size_t>(buffer.numel() / worldSize());
+    auto* bytes = static_cast<char*>(buffer.data_ptr());
+    const std::int64_t ownOffset = buffer.numel() / worldSize() * rank() * buffer.element_size();
+    const char* own = bytes + ownOffset;
+    cudaEvent_t done = launch(what, [&] {
+      return ncclAllGather(own, bytes, shard, ncclTypeOf(buffer), comm_, stream_);
+    });
+    NcclPending(*this, done, what).wait();
+  }
+
   void barrier(const std::string& what) override { host_->barrier(what); }
   void publish(const std::string& key, const std::string& value) override {
     host_->publish(key, value);

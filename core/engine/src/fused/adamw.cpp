@@ -72,15 +72,29 @@ void requireFlat(const at::Tensor& t, std::int64_t n, const char* what) {
 double clippedAdamW(at::Tensor& params, const at::Tensor& grads, at::Tensor& expAvg,
                     at::Tensor& expAvgSq, std::int64_t decayEnd, const AdamWStep& hyper,
                     double maxNorm) {
-  const OpScope scope("tb::fused::clippedAdamW");
   const std::int64_t n = params.numel();
-  requireFlat(params, n, "params");
   requireFlat(grads, n, "grads");
   requireFlat(expAvg, n, "expAvg");
-  requireFlat(expAvgSq, n, "expAvgSq");
-  if (decayEnd < 0 || decayEnd > n) {
-    throw std::invalid_argument("fused clippedAdamW: decayEnd " + std::to_string(decayEnd) +
-                                " is outside [0, " + std::to_string(n) + "]");
+  return clippedAdamWShard(params, grads, expAvg, expAvgSq, 0, decayEnd, hyper, maxNorm);
+}
+
+double clippedAdamWShard(at::Tensor& params, const at::Tensor& grads, at::Tensor& expAvg,
+                         at::Tensor& expAvgSq, std::int64_t first, std::int64_t decayEnd,
+                         const AdamWStep& hyper, double maxNorm) {
+  const OpScope scope("tb::fused::clippedAdamW");
+  const std::int64_t n = grads.numel();
+  const std::int64_t shard = expAvg.numel();
+  requireFlat(grads, n, "grads");
+  requireFlat(expAvgSq, shard, "expAvgSq");
+  if (!params.is_contiguous() || params.numel() < n || !expAvg.is_contiguous()) {
+    throw std::invalid_argument("fused clippedAdamW: params (" + std::to_string(params.numel()) +
+                                " elements) must be contiguous and cover the " +
+                                std::to_string(n) + " gradients, the moments contiguous");
+  }
+  if (first < 0 || first > n || decayEnd < 0 || decayEnd > n) {
+    throw std::invalid_argument("fused clippedAdamW: shard start " + std::to_string(first) +
+                                " or decayEnd " + std::to_string(decayEnd) + " is outside [0, " +
+                                std::to_string(n) + "]");
   }
   if (hyper.step < 1) {
     throw std::invalid_argument("fused clippedAdamW: step " + std::to_string(hyper.step) +
@@ -88,16 +102,21 @@ double clippedAdamW(at::Tensor& params, const at::Tensor& grads, at::Tensor& exp
   }
   const float* g = grads.data_ptr<float>();
   // As clipGradientNorm: a float32 norm, scale = min(maxNorm / (norm + 1e-6), 1).
+  // Always the norm of every gradient, also for a shard: it is global.
   const float norm = static_cast<float>(std::sqrt(squaredNorm(g, n)));
   const float clipScale = std::min(static_cast<float>(maxNorm) / (norm + 1e-6F), 1.0F);
   const AdamWConstants constants = constantsFor(hyper, clipScale);
   const auto update = cpu::vectorKernels().adamWUpdate;
-  float* p = params.data_ptr<float>();
+  // The moments are the shard's own, indexed from `first`.
+  float* p = params.data_ptr<float>() + first;
   float* m = expAvg.data_ptr<float>();
   float* v = expAvgSq.data_ptr<float>();
-  at::parallel_for(0, n, kUpdateGrain, [&](std::int64_t begin, std::int64_t end) {
+  g += first;
+  const std::int64_t count = std::min(shard, n - first);
+  const std::int64_t decayed = std::clamp(decayEnd - first, std::int64_t{0}, count);
+  at::parallel_for(0, count, kUpdateGrain, [&](std::int64_t begin, std::int64_t end) {
     // A range may straddle the end of the decay prefix: split it there.
-    const std::int64_t split = std::clamp(decayEnd, begin, end);
+    const std::int64_t split = std::clamp(decayed, begin, end);
     update(p + begin, g + begin, m + begin, v + begin, split - begin, true, constants);
     update(p + split, g + split, m + split, v + split, end - split, false, constants);
   });

@@ -67,4 +67,13 @@ double clippedAdamW(at::Tensor& params, const at::Tensor& grads, at::Tensor& exp
                     at::Tensor& expAvgSq, std::int64_t decayEnd, const AdamWStep& hyper,
                     double maxNorm);
 
+/// ZeRO-1's share of clippedAdamW: clipped by the norm of all of `grads`, it
+/// updates elements [first, first + expAvg.numel()) of `params` (those of
+/// them below grads.numel(); params may be longer, padded to equal shards),
+/// whose moments are `expAvg` / `expAvgSq`. clippedAdamW is the shard at 0
+/// that covers everything; per element the two compute the same.
+double clippedAdamWShard(at::Tensor& params, const at::Tensor& grads, at::Tensor& expAvg,
+                         at::Tensor& expAvgSq, std::int64_t first, std::int64_t decayEnd,
+                         const AdamWStep& hyper, double maxNorm);
+
 }  // namespace tb::engine::fused

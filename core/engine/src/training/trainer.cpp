@@ -66,6 +66,15 @@ Status checkRun(const RunConfig& config) {
       return bad("bucket-mb must be 0 (one all-reduce after backward) or more, got " +
                  formatDecimal(config.dataParallel->bucketMiB));
     }
+    if (config.dataParallel->zeroStage != 0 && config.dataParallel->zeroStage != 1) {
+      return bad("zero: stage " + std::to_string(config.dataParallel->zeroStage) +
+                 " is not one the engine has (0: whole moments on every rank, 1: moments "
+                 "sharded over the ranks)");
+    }
+    if (config.dataParallel->zeroStage == 1 && !config.runtime.flatGradients) {
+      return bad("zero 1 shards the flat parameter buffers, which runtime '" +
+                 toString(config.runtime) + "' does not use (drop -flat-grads, or --zero 0)");
+    }
     if (config.dataParallel->timeout.count() <= 0) {
       return bad("dist-timeout must be positive, got " +
                  std::to_string(config.dataParallel->timeout.count()) + " ms");
@@ -150,6 +159,7 @@ runs::RunConfigRecord configRecord(const RunConfig& config, HostThreads threads)
     record.rank = config.dataParallel->launch.rank;
     record.bucketMiB = config.dataParallel->bucketMiB;
     record.distTimeoutMs = config.dataParallel->timeout.count();
+    record.zeroStage = config.dataParallel->zeroStage;
   }
   return record;
 }
@@ -360,7 +370,8 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
                           communicator,
                           config.dataParallel ? static_cast<std::int64_t>(
                                                     config.dataParallel->bucketMiB * 1024 * 1024)
-                                              : 0};
+                                              : 0,
+                          config.dataParallel ? config.dataParallel->zeroStage : 0};
 
   RunSummary summary;
   summary.model = config.model.name;

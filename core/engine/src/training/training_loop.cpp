@@ -192,6 +192,18 @@ class StopVote {
   std::unique_ptr<PendingCollective> pending_;
 };
 
+/// ZeRO-1: this rank's shard of the moments, and the all-gather after it.
+UpdateShard updateShard(const LoopInputs& in) {
+  if (in.zeroStage == 0 || in.communicator == nullptr || in.communicator->worldSize() == 1) {
+    return {};
+  }
+  Communicator* communicator = in.communicator;
+  return {communicator->rank(), communicator->worldSize(),
+          [communicator](at::Tensor padded, const std::string& what) {
+            communicator->allGather(std::move(padded), what);
+          }};
+}
+
 /// Every rank starts from rank 0's weights, as DDP's construction does.
 void broadcastWeights(Communicator& communicator, const ParameterUpdate& update) {
   at::NoGradGuard noGrad;
@@ -228,7 +240,8 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
     DecoderWeights weights = initialiseWeights(model, config.seed, device);
     std::unique_ptr<ParameterUpdate> update;
     if (config.runtime.flatGradients) {
-      update = std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate);
+      update = std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate,
+                                                updateShard(in));
     } else {
       update = perTensorUpdate(namedParameters(weights));
     }
@@ -245,16 +258,19 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
                                             update->gradientBuffer(), in.bucketBytes);
     }
 
+    // The weights are the same on every rank: rank 0 alone saves them. With
+    // sharded moments every rank takes part in gathering them first.
+    const bool writesCheckpoints = in.communicator == nullptr || in.communicator->rank() == 0;
+    const bool savesCheckpoints = writesCheckpoints || in.zeroStage > 0;
     const auto save = [&](std::int64_t step) {
+      std::vector<NamedTensor> state = update->state();
+      if (!writesCheckpoints) return;
       Checkpoint checkpoint{step, config.seed, model, update->parameters()};
-      for (auto& entry : update->state()) checkpoint.tensors.push_back(std::move(entry));
+      for (auto& entry : state) checkpoint.tensors.push_back(std::move(entry));
       if (const Status saved = saveCheckpoint(in.directory->checkpointFile(), checkpoint); !saved) {
         throw std::runtime_error(saved.error().message);
       }
     };
-
-    // The weights are the same on every rank: rank 0 alone saves them.
-    const bool savesCheckpoints = in.communicator == nullptr || in.communicator->rank() == 0;
     summary.state = RunState::Completed;
     for (std::int64_t step = firstStep; step <= config.steps; ++step) {
       const auto start = std::chrono::steady_clock::now();

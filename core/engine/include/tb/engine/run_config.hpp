@@ -105,6 +105,10 @@ struct DataParallel {
   LaunchEnv launch;                           ///< from the torchrun environment
   std::chrono::milliseconds timeout{300000};  ///< --dist-timeout: every collective's deadline
   double bucketMiB = 25.0;  ///< --bucket-mb: gradient bucket cap; 0: one all-reduce after backward
+  /// --zero: 0 keeps AdamW's moments whole on every rank; 1 shards them
+  /// (each rank updates its shard of the flat buffer, the weights are then
+  /// gathered). Needs the tuned runtime's flat buffers.
+  int zeroStage = 0;
 };
 
 /// One training run.

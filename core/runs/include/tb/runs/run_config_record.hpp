@@ -39,6 +39,7 @@ struct RunConfigRecord {
   int worldSize = 1;
   int rank = 0;
   double bucketMiB = 0.0;         ///< gradient bucket cap; 0: one all-reduce
+  int zeroStage = 0;              ///< 1: AdamW's moments sharded over the ranks
   std::int64_t distTimeoutMs = 0; ///< every collective's deadline; 0: not distributed
 
   friend bool operator==(const RunConfigRecord&, const RunConfigRecord&) = default;
