@@ -17,6 +17,9 @@ packages=(
   # Debian's oneDNN is built with its OpenCL GPU runtime, so its CMake package
   # needs the OpenCL headers and loader, which it only recommends
   libdnnl-dev ocl-icd-opencl-dev
+  # TensorBoard event files (training-log import) are protobuf messages; the
+  # tests write their own with Python's protobuf, independently of the reader
+  libprotobuf-dev protobuf-compiler python3-protobuf
   # the fused kernels' AVX2 and AVX-512 builds: ATen's vector types call SLEEF
   # for exp and friends at those widths
   libsleef-dev

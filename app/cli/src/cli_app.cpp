@@ -23,7 +23,7 @@ namespace {
 char** restartArguments = nullptr;  ///< main()'s argv once allowRestart was called
 
 // One line per command; later commands (run, memory, plan, ...) add theirs.
-constexpr std::array<CommandRegistrar, 10> kCommands = {
+constexpr std::array<CommandRegistrar, 11> kCommands = {
     &registerImagesCommand,
     &registerCompatCommand,
     &registerRunCommand,
@@ -32,6 +32,7 @@ constexpr std::array<CommandRegistrar, 10> kCommands = {
     &registerPlanCommand,
     &registerConfigCommand,
     &registerValidateCommand,
+    &registerImportCommand,
     &registerReportCommand,
     &registerBenchmarkCommand,
 };

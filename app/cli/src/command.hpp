@@ -91,6 +91,7 @@ RegisteredCommand registerMemoryCommand(CLI::App& app);
 RegisteredCommand registerPlanCommand(CLI::App& app);
 RegisteredCommand registerConfigCommand(CLI::App& app);
 RegisteredCommand registerValidateCommand(CLI::App& app);
+RegisteredCommand registerImportCommand(CLI::App& app);
 RegisteredCommand registerReportCommand(CLI::App& app);
 RegisteredCommand registerBenchmarkCommand(CLI::App& app);
 

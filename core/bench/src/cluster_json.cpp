@@ -56,6 +56,24 @@ Expected<std::vector<ConfigurationResult>> parseClusterJson(std::string_view tex
   return detail::configurationsFromRows(rows);
 }
 
+std::string clusterJsonText(const std::vector<ClusterRun>& runs) {
+  Json list = Json::array();
+  for (const ClusterRun& run : runs) {
+    Json entry{{"label", run.label}, {"model", run.model}, {"gpus", run.gpus}};
+    const auto put = [&entry](const char* name, const std::optional<double>& value) {
+      if (value) entry[name] = *value;
+    };
+    put("tokens_per_s_per_gpu", run.tokensPerSPerGpu);
+    put("tflops_per_gpu", run.tflopsPerGpu);
+    put("peak_memory_gib", run.peakMemoryGib);
+    put("step_time_s", run.stepTimeS);
+    if (!run.notes.empty()) entry["notes"] = run.notes;
+    list.push_back(std::move(entry));
+  }
+  const Json document{{"schema", "trainbench-cluster-results"}, {"version", 1}, {"runs", list}};
+  return document.dump(2) + "\n";
+}
+
 Expected<std::vector<ConfigurationResult>> importClusterResults(
     const std::filesystem::path& file) {
   const std::string suffix = toLower(file.extension().string());

@@ -7,21 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "tb/bench/cluster_import.hpp"
 #include "tb/bench/results.hpp"
 #include "tb/common/expected.hpp"
 
 namespace tb::bench::detail {
 
 /// One imported run, with where it came from ("file:3" or "file: $.runs[2]").
-struct ClusterRow {
+struct ClusterRow : ClusterRun {
   std::string where;
-  std::string label;
-  std::string model;
-  int gpus = 0;
-  std::optional<double> tokensPerSPerGpu;
-  std::optional<double> tflopsPerGpu;
-  std::optional<double> peakMemoryGib;
-  std::optional<double> stepTimeS;
 };
 
 /// Field names in the order the documentation lists them.

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +15,23 @@
 #include "tb/common/expected.hpp"
 
 namespace tb::bench {
+
+/// One run as a cluster-results file holds it (docs/RESULTS.md): what
+/// `trainbench import` writes from a training framework's own log.
+struct ClusterRun {
+  std::string label;
+  std::string model;
+  int gpus = 0;
+  std::optional<double> tokensPerSPerGpu;
+  std::optional<double> tflopsPerGpu;
+  std::optional<double> peakMemoryGib;
+  std::optional<double> stepTimeS;
+  std::string notes;  ///< where the numbers came from; read back but not used
+};
+
+/// The JSON form of `runs`, valid against the cluster-results schema, which
+/// parseClusterJson reads back.
+[[nodiscard]] std::string clusterJsonText(const std::vector<ClusterRun>& runs);
 
 /// One row per run; rows with the same label, model and GPU count are repeats
 /// of one configuration and are summarised together.

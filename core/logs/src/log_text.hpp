@@ -1,0 +1,47 @@
+// Text rules every line-oriented log shares: colours and launcher prefixes
+// come off before a line is matched, and numbers are read the way the
+// frameworks print them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tb/common/expected.hpp"
+
+namespace tb::logs::detail {
+
+/// The line without ANSI escapes (`\x1b[…m`, 24-bit colours included), a
+/// trailing '\r', and the launcher prefixes that come before the payload:
+/// `[rank0]:`, `[default0]:`, `0: ` / ` 0: ` (srun -l). Stacked prefixes all
+/// come off. `scratch` holds the result when escapes had to be removed.
+[[nodiscard]] std::string_view cleanLine(std::string_view line, std::string& scratch);
+
+/// A number as a framework prints it: `1,234.5` (thousands separators),
+/// `1.064275E+01`, `inf`, `-inf`, `nan`, `NaN`, `Infinity`, an optional
+/// trailing `%` (kept as the number: 42% is 42). Leading and trailing blanks
+/// are ignored; anything else left over makes it no number.
+[[nodiscard]] std::optional<double> parseLogNumber(std::string_view text);
+
+/// The importer's refusal of a line of a format that cannot be read:
+/// `origin:line: what` (kind Parse, exit 2).
+[[nodiscard]] Error lineError(std::string_view origin, std::uint64_t line, std::string_view what);
+
+/// lineError as `origin:line: expected …, found '…'`; a long `found` is cut
+/// at 80 characters.
+[[nodiscard]] Error expectedError(std::string_view origin, std::uint64_t line,
+                                  std::string_view expected, std::string_view found);
+
+/// `key: value` fields split on `separator` (Megatron's " | "): each field's
+/// key and value trimmed. A field without ':' is given with an empty value.
+struct LogField {
+  std::string_view key;
+  std::string_view value;
+};
+template <class Visit>
+void forEachField(std::string_view text, std::string_view separator, Visit&& visit);
+
+}  // namespace tb::logs::detail
+
+#include "log_text_inl.hpp"

@@ -1,0 +1,259 @@
+// MLPerf Training's `:::MLLOG {json}` lines (mlcommons/logging
+// mlperf_logging/mllog/mllog.py: keys namespace, time_ms, event_type, key,
+// value, metadata), in a result file or in any stdout, also behind `srun -l`'s
+// `0: ` (cleanLine takes that off). docs/LOG_FORMATS.md, "MLPerf Training",
+// says what is read.
+//
+//   :::MLLOG {"namespace": "", "time_ms": 1696565401886, "event_type": "POINT_IN_TIME",
+//             "key": "tracked_stats", "value": {"throughput": 5154997.26}, "metadata": {…, "step": 1211105280}}
+//
+// Time to train is run_stop's time_ms minus run_start's. Throughput is not a
+// standard key: NVIDIA's submissions log `tracked_stats` with
+// {"throughput": x}, which NVIDIA/mlperf-common recommends to be samples per
+// second, and which NVIDIA's NeMo-based callbacks compute for the whole job
+// (samples of every rank over the wall time) — except GPT-3's, which count
+// consumed tokens (compute_consumed_mllog_tokens: samples × seq_length), so
+// there it is tokens per second. Its step is the callback's own counter:
+// samples (or tokens) consumed.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "format_parser.hpp"
+#include "log_text.hpp"
+#include "python_json.hpp"
+
+namespace tb::logs::detail {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::string_view kMarker = ":::MLLOG ";
+
+/// The JSON text after the marker, or nothing for a line without one (or
+/// with text that is not a record, as NVIDIA's `:::MLLOG Weight
+/// initialization: …` print).
+std::optional<std::string_view> recordText(std::string_view line) {
+  const auto at = line.find(kMarker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view text = line.substr(at + kMarker.size());
+  if (!text.starts_with('{')) return std::nullopt;
+  return text;
+}
+
+class MlperfFormat final : public LineFormat {
+ public:
+  explicit MlperfFormat(std::string_view origin) : origin_(origin) {}
+
+  Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
+    sink_ = &sink;
+    lastLine_ = lineNumber;
+    // Any next line means the line held back was whole.
+    if (Status status = commitHeld(); !status) return status;
+    const auto text = recordText(line);
+    if (!text) return {};  // another logger's line: the framework's own output
+    held_.emplace();
+    held_->line = lineNumber;
+    JsonTextError problem;
+    auto record = parsePythonJson(*text, problem);
+    if (!record) {
+      held_->error = lineError(origin_, lineNumber,
+                               "expected a JSON record after ':::MLLOG ', found '" +
+                                   std::string(text->substr(0, 60)) + "' (" + problem.reason + ")");
+    } else {
+      held_->record = std::move(*record);
+    }
+    return {};
+  }
+
+  Status finish(runs::ImportedRun& run, bool endedMidLine) override {
+    std::string reason;
+    // The importer never feeds a cut last line: it was being written.
+    if (endedMidLine) reason = "the last line is cut off";
+    if (Status status = commitHeld(); !status) return status;
+    emitPending();
+
+    if (globalBatch_) run.globalBatch = globalBatch_;
+    if (sequenceLength_) run.sequenceLength = sequenceLength_;
+    if (runStartMs_ && runStopMs_) {
+      runs::ImportedSummary summary;
+      summary.runtimeSeconds = (*runStopMs_ - *runStartMs_) / 1000.0;
+      // An aborted run never reached the quality target: it has a duration,
+      // not a time to train.
+      if (stopStatus_.empty() || stopStatus_ == "success") summary.timeToTrainSeconds = summary.runtimeSeconds;
+      run.summary = summary;
+    }
+    if (!runStopMs_) {
+      const std::string missing = runStartMs_ ? "run_start without run_stop: the run did not finish"
+                                              : "no run_start or run_stop";
+      reason = reason.empty() ? missing : reason + "; " + missing;
+    }
+    if (!reason.empty()) {
+      run.partial = true;
+      run.partialReason = reason;
+    }
+    return {};
+  }
+
+ private:
+  struct Held {
+    std::uint64_t line = 0;
+    std::optional<Error> error;
+    Json record;
+  };
+
+  /// One tracked_stats step being gathered (a callback may log throughput
+  /// and timing for the same step on separate lines).
+  struct Tracked {
+    std::int64_t step = 0;
+    std::optional<double> throughput;
+    std::optional<double> stepTimeSeconds;
+    std::optional<double> loss;
+  };
+
+  Status commitHeld() {
+    if (!held_) return {};
+    Held held = std::move(*held_);
+    held_.reset();
+    if (held.error) return *held.error;
+    return apply(held.record, held.line);
+  }
+
+  Status apply(const Json& record, std::uint64_t line) {
+    const auto fail = [&](const std::string& what) { return lineError(origin_, line, what); };
+    if (!record.is_object()) return fail("expected an MLLOG object, found '" + jsonSnippet(record) + "'");
+    const auto keyIt = record.find("key");
+    if (keyIt == record.end() || !keyIt->is_string()) {
+      return fail("expected a string \"key\" in the MLLOG record, found '" + jsonSnippet(record) + "'");
+    }
+    const std::string& key = keyIt->get_ref<const std::string&>();
+    const Json none;
+    const auto valueIt = record.find("value");
+    const Json& value = valueIt == record.end() ? none : *valueIt;
+    const auto metadataIt = record.find("metadata");
+    const Json& metadata = metadataIt == record.end() ? none : *metadataIt;
+
+    if (key == "run_start" || key == "run_stop") {
+      std::optional<double> timeMs;
+      const auto timeIt = record.find("time_ms");
+      if (timeIt == record.end() || !jsonNumber(*timeIt, timeMs) || !timeMs) {
+        return fail("expected a number for \"time_ms\" of " + key + ", found '" +
+                    (timeIt == record.end() ? std::string("nothing") : jsonSnippet(*timeIt)) + "'");
+      }
+      // A file with several runs (seeds one after another) gives the first.
+      if (key == "run_start" && !runStartMs_) runStartMs_ = timeMs;
+      if (key == "run_stop" && !runStopMs_) {
+        runStopMs_ = timeMs;
+        if (metadata.is_object()) {
+          const auto status = metadata.find("status");
+          if (status != metadata.end() && status->is_string()) stopStatus_ = status->get<std::string>();
+        }
+      }
+    } else if (key == "global_batch_size") {
+      const auto batch = jsonInteger(value);
+      if (!batch || *batch <= 0) return fail("expected a whole number for global_batch_size, found '" + jsonSnippet(value) + "'");
+      globalBatch_ = batch;
+    } else if (key == "max_sequence_length") {
+      // Logged by the LLM benchmarks (GPT-3: encoder_seq_length): tokens per sample.
+      const auto length = jsonInteger(value);
+      if (!length || *length <= 0) return fail("expected a whole number for max_sequence_length, found '" + jsonSnippet(value) + "'");
+      sequenceLength_ = length;
+    } else if (key == "submission_benchmark") {
+      if (value.is_string()) benchmark_ = value.get<std::string>();
+    } else if (key == "tracked_stats") {
+      return track(value, metadata, fail);
+    }
+    return {};  // init_*, block_*, epoch_*, eval_*, hyper-parameters, cache_clear, …
+  }
+
+  template <class Fail>
+  Status track(const Json& value, const Json& metadata, const Fail& fail) {
+    if (!value.is_object()) return fail("expected an object for the tracked_stats value, found '" + jsonSnippet(value) + "'");
+    Tracked tracked;
+    bool any = false;
+    for (const auto& [name, target] :
+         {std::pair<std::string_view, std::optional<double>*>{"throughput", &tracked.throughput},
+          {"train_step_time", &tracked.stepTimeSeconds},           // seconds (time.time() deltas)
+          {"train_step_timing in s", &tracked.stepTimeSeconds},    // NeMo's TimingCallback name
+          {"reduced_train_loss", &tracked.loss}}) {
+      const auto it = value.find(name);
+      if (it == value.end()) continue;
+      if (!jsonNumber(*it, *target)) {
+        return fail("expected a number for tracked_stats \"" + std::string(name) + "\", found '" +
+                    jsonSnippet(*it) + "'");
+      }
+      any = any || target->has_value();
+    }
+    ++trackedLines_;
+    if (!any) return {};  // other tracked figures (staging_duration, …)
+    // The step as the callback logged it (NVIDIA: samples consumed); an
+    // epoch where that is what the benchmark counts; else the line's rank.
+    std::optional<std::int64_t> step;
+    if (metadata.is_object()) {
+      for (const char* name : {"step", "epoch_num"}) {
+        const auto it = metadata.find(name);
+        if (it != metadata.end() && (step = jsonInteger(*it))) break;
+      }
+    }
+    tracked.step = step ? *step : trackedLines_;
+    if (pending_ && pending_->step == tracked.step) {
+      if (tracked.throughput) pending_->throughput = tracked.throughput;
+      if (tracked.stepTimeSeconds) pending_->stepTimeSeconds = tracked.stepTimeSeconds;
+      if (tracked.loss) pending_->loss = tracked.loss;
+      return {};
+    }
+    emitPending();
+    pending_ = tracked;
+    return {};
+  }
+
+  void emitPending() {
+    if (!pending_ || sink_ == nullptr) return;
+    runs::ImportedStep record;
+    record.step = pending_->step;
+    record.loss = pending_->loss;
+    record.stepTimeSeconds = pending_->stepTimeSeconds;
+    if (pending_->throughput) {
+      const runs::ScopedRate rate{*pending_->throughput, runs::RateScope::Job};
+      if (benchmark_ == "gpt3") {
+        record.tokensPerSecond = rate;
+      } else {
+        record.samplesPerSecond = rate;
+      }
+    }
+    sink_->add(record);
+    pending_.reset();
+  }
+
+  std::string origin_;
+  // finish() has no sink; the step still gathering then goes to the one
+  // feed() was given (the importer passes the same sink to every call).
+  StepSink* sink_ = nullptr;
+  std::uint64_t lastLine_ = 0;
+  std::optional<Held> held_;
+  std::optional<Tracked> pending_;
+  std::int64_t trackedLines_ = 0;
+  std::optional<double> runStartMs_;
+  std::optional<double> runStopMs_;
+  std::string stopStatus_;
+  std::optional<std::int64_t> globalBatch_;
+  std::optional<std::int64_t> sequenceLength_;
+  std::string benchmark_;
+};
+
+}  // namespace
+
+bool mlperfClaimsLine(std::string_view line) {
+  return line.find(":::MLLOG {") != std::string_view::npos;
+}
+
+std::unique_ptr<LineFormat> makeMlperfFormat(std::string_view origin) {
+  return std::make_unique<MlperfFormat>(origin);
+}
+
+}  // namespace tb::logs::detail

@@ -1,0 +1,73 @@
+// Feeds a text to one LineFormat the way the importer does — line by line,
+// each cleaned by cleanLine (ANSI, launcher prefixes, trailing '\r'), then
+// finish() saying whether the text ended mid-line — with the records kept in
+// a vector, so a format's tests do not depend on the importer's collector.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "format_parser.hpp"
+#include "log_text.hpp"
+#include "tb/runs/imported_run.hpp"
+
+namespace tb::logs::test {
+
+class VectorSink final : public detail::StepSink {
+ public:
+  void add(const runs::ImportedStep& step) override { steps.push_back(step); }
+  std::vector<runs::ImportedStep> steps;
+};
+
+struct FedLines {
+  Status status;  ///< the first error of feed() or finish(), else ok
+  runs::ImportedRun run;
+  std::vector<runs::ImportedStep> steps;
+};
+
+inline FedLines feedText(detail::LineFormat& format, std::string_view text) {
+  FedLines out;
+  VectorSink sink;
+  std::string scratch;
+  std::uint64_t lineNumber = 0;
+  bool endedMidLine = false;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    std::string_view line;
+    if (end == std::string_view::npos) {
+      // As the importer: a cut last line is not fed, finish() is told.
+      endedMidLine = true;
+      break;
+    } else {
+      line = text.substr(start, end - start);
+      start = end + 1;
+    }
+    ++lineNumber;
+    if (Status status = format.feed(detail::cleanLine(line, scratch), lineNumber, sink); !status) {
+      out.status = status;
+      out.steps = std::move(sink.steps);
+      return out;
+    }
+  }
+  out.status = format.finish(out.run, endedMidLine);
+  out.steps = std::move(sink.steps);
+  return out;
+}
+
+inline std::filesystem::path fixture(std::string_view relative) {
+  return std::filesystem::path(TB_LOG_FIXTURES) / std::filesystem::path(relative);
+}
+
+inline std::string readFixture(std::string_view relative) {
+  std::ifstream in(fixture(relative), std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace tb::logs::test
