@@ -51,13 +51,18 @@ void LossCurvesChart::draw() {
       curve->removeFromLegend();
       positionDrawn.at(static_cast<std::size_t>(position)) = true;
       const auto& losses = config->lossCurve;
-      for (std::size_t step = 0; step < losses.size(); ++step) {
-        curve->addData(static_cast<double>(step + 1), losses.at(step));
-        lowest = std::min(lowest, losses.at(step));
-        highest = std::max(highest, losses.at(step));
+      // An imported log says at which step each loss was logged; an engine
+      // run has one per step from 1.
+      const bool stepped = config->lossSteps.size() == losses.size();
+      for (std::size_t i = 0; i < losses.size(); ++i) {
+        const double step =
+            stepped ? static_cast<double>(config->lossSteps.at(i)) : static_cast<double>(i + 1);
+        curve->addData(step, losses.at(i));
+        lowest = std::min(lowest, losses.at(i));
+        highest = std::max(highest, losses.at(i));
+        longest = std::max(longest, static_cast<int>(step));
       }
       if (losses.size() < 2) curve->setScatterStyle(QCPScatterStyle::ssDisc);
-      longest = std::max(longest, static_cast<int>(losses.size()));
       drawn = true;
     }
     if (drawn) {

@@ -233,6 +233,8 @@ inline const SettingValue<bool> kRunsCompile{"runs/compile"};
 // run, shows the same results) and the last benchmark form.
 inline const SettingValue<QStringList> kAblationEngineFiles{"ablation/engineFiles"};
 inline const SettingValue<QStringList> kAblationClusterFiles{"ablation/clusterFiles"};
+/// Training logs shown, each "LABEL<TAB>GPUS<TAB>PATH" (GPUS 0: the file's).
+inline const SettingValue<QStringList> kAblationLogs{"ablation/logs"};
 /// Where the file dialogs open; empty: the benchmarks folder.
 inline const SettingValue<QString> kAblationLastFolder{"ablation/lastFolder"};
 inline const SettingValue<bool> kAblationNormalised{"ablation/normalised", true};

@@ -5,6 +5,10 @@
 
 #include <QCheckBox>
 #include <QCoreApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUrl>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -94,6 +98,7 @@ AblationPage::AblationPage(const StudioSettings& settings, QWidget* parent)
       proxy_(new QSortFilterProxyModel(this)),
       process_(new BenchmarkProcess(this)) {
   setObjectName(QStringLiteral("ablationPage"));
+  setAcceptDrops(true);
   proxy_->setSourceModel(table_);
   proxy_->setSortRole(AblationTableModel::kSortRole);
 
@@ -129,8 +134,14 @@ QWidget* AblationPage::buildSourcesPanel() {
                                                         QHeaderView::Stretch);
   sourceView_->horizontalHeader()->setSectionResizeMode(AblationSourceModel::Kind,
                                                         QHeaderView::ResizeToContents);
+  sourceView_->horizontalHeader()->setSectionResizeMode(AblationSourceModel::Label,
+                                                        QHeaderView::ResizeToContents);
   sourceView_->horizontalHeader()->setSectionResizeMode(AblationSourceModel::Configurations,
                                                         QHeaderView::ResizeToContents);
+  // One line per source: a long file name is shortened in the middle (its
+  // folder and its end tell files apart), the kind and label stay whole.
+  sourceView_->setWordWrap(false);
+  sourceView_->setTextElideMode(Qt::ElideMiddle);
   sourceView_->setMinimumHeight(110);
   sourceView_->setToolTip(tr("Untick a file to leave it out of the table, charts and reports"));
 
@@ -148,6 +159,12 @@ QWidget* AblationPage::buildSourcesPanel() {
   message_->setWordWrap(true);
   message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   message_->setVisible(false);
+  details_ = new QLabel;
+  details_->setObjectName(QStringLiteral("ablationSourceDetails"));
+  details_->setWordWrap(true);
+  details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  details_->setVisible(false);
+  logImport_ = new AblationLogImport;
 
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(addResults);
@@ -162,6 +179,8 @@ QWidget* AblationPage::buildSourcesPanel() {
   column->addWidget(heading);
   column->addWidget(sourceView_);
   column->addLayout(buttons);
+  column->addWidget(logImport_);
+  column->addWidget(details_);
   column->addWidget(message_);
   column->addWidget(runPanel_, 1);
   panel->setMinimumWidth(340);
@@ -173,7 +192,16 @@ QWidget* AblationPage::buildSourcesPanel() {
           [this] { chooseFiles(AblationSourceKind::ClusterImport); });
   connect(remove_, &QPushButton::clicked, this, &AblationPage::removeSelectedSource);
   connect(sourceView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-          [this] { remove_->setEnabled(sourceView_->selectionModel()->hasSelection()); });
+          &AblationPage::onSelectionChanged);
+  connect(sources_, &AblationSourceModel::dataChanged, this, &AblationPage::onSelectionChanged);
+  connect(logImport_, &AblationLogImport::imported, this, &AblationPage::onLogImported);
+  connect(logImport_, &AblationLogImport::refused, this,
+          [this](const LogImportRequest&, const QString& message) {
+            showMessage(tr("Not loaded: %1").arg(message), true);
+          });
+  connect(logImport_, &AblationLogImport::labelChosen, this, [this](const QString& label) {
+    if (sources_->setLabel(selectedRow(), label)) saveState();
+  });
   return panel;
 }
 
@@ -260,6 +288,74 @@ tb::Status AblationPage::addFile(const QString& path, AblationSourceKind kind) {
   showMessage({}, false);
   saveState();
   return status;
+}
+
+bool AblationPage::importLogs(const QStringList& paths) {
+  if (paths.isEmpty()) return true;
+  lastFolder_ = QFileInfo(paths.first()).absolutePath();
+  logImport_->setFolder(lastFolder_);
+  if (logImport_->importPaths(paths)) return true;
+  showMessage(tr("Still reading the logs given before; try again when they are in."), true);
+  return false;
+}
+
+void AblationPage::openPaths(const QStringList& paths) {
+  QStringList logs;
+  for (const QString& path : paths) {
+    const AblationSourceKind kind = guessSourceKind(path);
+    if (kind == AblationSourceKind::TrainingLog) {
+      logs << path;
+    } else if (!addFile(path, kind)) {
+      return;  // keep the first error on screen
+    }
+  }
+  importLogs(logs);
+}
+
+void AblationPage::onLogImported(const LogImportRequest& request,
+                                 const tb::logs::ImportedLog& log) {
+  if (tb::Status added = sources_->addLog(request.path, log, request.label, request.gpus);
+      !added) {
+    showMessage(tr("Not loaded: %1").arg(toQString(added.error().message)), true);
+    return;
+  }
+  showMessage({}, false);
+  saveState();
+}
+
+int AblationPage::selectedRow() const {
+  const QModelIndexList rows = sourceView_->selectionModel()->selectedRows();
+  return rows.isEmpty() ? -1 : rows.first().row();
+}
+
+void AblationPage::onSelectionChanged() {
+  const int row = selectedRow();
+  remove_->setEnabled(row >= 0);
+  const auto& sources = sources_->sources();
+  const AblationSource* source =
+      row >= 0 && row < static_cast<int>(sources.size()) ? &sources[static_cast<std::size_t>(row)]
+                                                         : nullptr;
+  if (source == nullptr || !source->log) {
+    details_->setVisible(false);
+    return;
+  }
+  logImport_->setLabel(source->label);
+  details_->setText(logDetails(*source->log));
+  details_->setVisible(true);
+}
+
+void AblationPage::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void AblationPage::dropEvent(QDropEvent* event) {
+  QStringList paths;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile()) paths << url.toLocalFile();
+  }
+  if (paths.isEmpty()) return;
+  event->acceptProposedAction();
+  openPaths(paths);
 }
 
 void AblationPage::chooseFiles(AblationSourceKind kind) {
@@ -380,6 +476,8 @@ void AblationPage::restoreState() {
   for (const QString& path : state.clusterFiles) {
     if (!sources_->addFile(path, AblationSourceKind::ClusterImport)) missing << path;
   }
+  // Logs are read again on the worker; they join the list as they come in.
+  logImport_->importRequests(state.logs);
   if (!missing.isEmpty()) {
     showMessage(tr("No longer readable, left out: %1").arg(missing.join(QStringLiteral(", "))),
                 true);
@@ -392,6 +490,11 @@ void AblationPage::saveState() const {
   AblationPageState state;
   state.engineFiles = sources_->paths(AblationSourceKind::EngineResults);
   state.clusterFiles = sources_->paths(AblationSourceKind::ClusterImport);
+  for (const AblationSource& source : sources_->sources()) {
+    if (source.kind == AblationSourceKind::TrainingLog) {
+      state.logs.append({source.path, source.label, source.gpusGiven});
+    }
+  }
   state.lastFolder = lastFolder_;
   state.normalised = normalised_->isChecked();
   state.request = runPanel_->request();

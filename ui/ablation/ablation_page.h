@@ -1,7 +1,8 @@
-// The Ablation page: the results of `trainbench benchmark` and imported
-// cluster runs side by side in one table and four charts, and a form that
-// runs a new ablation as a child process (ARCHITECTURE.md: a crash or an
-// out-of-memory run ends the child, never the window).
+// The Ablation page: the results of `trainbench benchmark`, imported
+// cluster runs and the logs real training runs wrote (dropped on the page or
+// opened with Import log…) side by side in one table and four charts, and a
+// form that runs a new ablation as a child process (ARCHITECTURE.md: a crash
+// or an out-of-memory run ends the child, never the window).
 #pragma once
 
 #include <QString>
@@ -9,11 +10,14 @@
 
 #include "tb/bench/results.hpp"
 #include "tb/common/expected.hpp"
+#include "ui/ablation/ablation_log_import.h"
 #include "ui/ablation/ablation_settings.h"
 #include "ui/ablation/ablation_source_model.h"
 #include "ui/ablation/benchmark_process.h"
 
 class QCheckBox;
+class QDragEnterEvent;
+class QDropEvent;
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -44,6 +48,14 @@ class AblationPage : public QWidget {
   /// page's message names the file and the line, field or JSON path.
   tb::Status addResultsFile(const QString& path);
   tb::Status importClusterFile(const QString& path);
+  /// Reads training logs on a worker under the import row's label and GPU
+  /// count; each joins the sources when read (logImport()->batchFinished()).
+  /// False while an earlier batch is still being read.
+  bool importLogs(const QStringList& paths);
+  /// Files and folders as a file manager drops them: results and cluster
+  /// files load at once, anything else is read as a training log.
+  void openPaths(const QStringList& paths);
+  [[nodiscard]] AblationLogImport* logImport() const { return logImport_; }
   /// The included sources merged: what the table, the charts and reports show.
   [[nodiscard]] const tb::bench::AblationResults& results() const { return results_; }
 
@@ -65,6 +77,10 @@ class AblationPage : public QWidget {
   void resultsChanged();
   void benchmarkRunningChanged(bool running);
 
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
  private:
   QWidget* buildSourcesPanel();
   QWidget* buildResultsPanel();
@@ -72,6 +88,9 @@ class AblationPage : public QWidget {
   void chooseFiles(AblationSourceKind kind);
   void removeSelectedSource();
   void onMergedChanged();
+  void onLogImported(const LogImportRequest& request, const tb::logs::ImportedLog& log);
+  void onSelectionChanged();
+  [[nodiscard]] int selectedRow() const;
   void onBenchmarkFinished(const BenchmarkOutcome& outcome);
   void showMessage(const QString& text, bool isError);
   void restoreState();
@@ -88,6 +107,8 @@ class AblationPage : public QWidget {
   QTableView* tableView_ = nullptr;
   QPushButton* remove_ = nullptr;
   QLabel* message_ = nullptr;
+  QLabel* details_ = nullptr;
+  AblationLogImport* logImport_ = nullptr;
   QLabel* summary_ = nullptr;
   QCheckBox* normalised_ = nullptr;
   tb::plotting::AblationThroughputChart* throughput_ = nullptr;

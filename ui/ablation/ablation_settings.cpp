@@ -12,6 +12,15 @@ AblationPageState AblationSettings::load() const {
   AblationPageState state;
   state.engineFiles = keys::kAblationEngineFiles.get();
   state.clusterFiles = keys::kAblationClusterFiles.get();
+  // "LABEL<TAB>GPUS<TAB>PATH": a path may hold anything but a tab first.
+  for (const QString& entry : keys::kAblationLogs.get()) {
+    const QStringList parts = entry.split(QLatin1Char('\t'));
+    if (parts.size() < 3) continue;
+    bool ok = false;
+    const int gpus = parts.at(1).toInt(&ok);
+    if (!ok || gpus < 0) continue;
+    state.logs.append({parts.mid(2).join(QLatin1Char('\t')), parts.at(0), gpus});
+  }
   state.lastFolder = keys::kAblationLastFolder.get();
   state.normalised = keys::kAblationNormalised.get();
   state.request.model = keys::kAblationModel.get(state.request.model);
@@ -24,6 +33,11 @@ void AblationSettings::save(const AblationPageState& state) const {
   SettingsWriter out(access_);
   keys::kAblationEngineFiles.set(out, state.engineFiles);
   keys::kAblationClusterFiles.set(out, state.clusterFiles);
+  QStringList logs;
+  for (const LogImportRequest& log : state.logs) {
+    logs << log.label + QLatin1Char('\t') + QString::number(log.gpus) + QLatin1Char('\t') + log.path;
+  }
+  keys::kAblationLogs.set(out, logs);
   keys::kAblationLastFolder.set(out, state.lastFolder);
   keys::kAblationNormalised.set(out, state.normalised);
   keys::kAblationModel.set(out, state.request.model);

@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "ui/ablation/ablation_log_import.h"
 #include "ui/ablation/benchmark_process.h"
 #include "ui/studio_settings.h"
 
@@ -15,6 +16,7 @@ namespace tb::ui {
 struct AblationPageState {
   QStringList engineFiles;
   QStringList clusterFiles;
+  QList<LogImportRequest> logs;  ///< training logs, each with its label and GPU count
   QString lastFolder;  ///< where the file dialogs open; empty: the benchmarks folder
   bool normalised = true;
   BenchmarkRequest request;

@@ -1,6 +1,8 @@
-// Loading is synchronous on purpose: a results file is a few kilobytes and
-// parsing it takes well under a millisecond, far less than the round trip
-// of a worker thread. Anything long (running a benchmark) is a child process.
+// Loading results and cluster files is synchronous on purpose: such a file
+// is a few kilobytes and parsing it takes well under a millisecond, far less
+// than the round trip of a worker thread. A training log can be gigabytes:
+// the page reads it on a worker (tb::logs::importLog) and hands the result
+// to addLog. Anything long (running a benchmark) is a child process.
 #include "ui/ablation/ablation_source_model.h"
 
 #include <QCoreApplication>
@@ -10,16 +12,37 @@
 
 #include <algorithm>
 
+#include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
+#include "tb/bench/imported_logs.hpp"
 #include "ui/qt_text.h"
 
 namespace tb::ui {
 namespace {
 
-QString kindName(AblationSourceKind kind) {
-  return kind == AblationSourceKind::EngineResults
-             ? QCoreApplication::translate("tb::ui::AblationSourceModel", "engine results")
-             : QCoreApplication::translate("tb::ui::AblationSourceModel", "cluster import");
+QString kindName(const AblationSource& source) {
+  switch (source.kind) {
+    case AblationSourceKind::EngineResults:
+      return QCoreApplication::translate("tb::ui::AblationSourceModel", "engine results");
+    case AblationSourceKind::ClusterImport:
+      return QCoreApplication::translate("tb::ui::AblationSourceModel", "cluster import");
+    case AblationSourceKind::TrainingLog:
+      return QCoreApplication::translate("tb::ui::AblationSourceModel", "%1 log")
+          .arg(source.log ? toQString(source.log->run.format) : QString());
+  }
+  return {};
+}
+
+/// A log's configuration under `label`: the same conversion as `trainbench import`.
+tb::Expected<tb::bench::AblationResults> logResults(const tb::logs::ImportedLog& log,
+                                                    const QString& label) {
+  auto run = tb::bench::clusterRunFromLog(log, toStdString(label), "unknown");
+  if (!run) return run.error();
+  auto configurations = tb::bench::configurationsFromClusterRuns({*run}, log.run.source);
+  if (!configurations) return configurations.error();
+  tb::bench::AblationResults results;
+  results.configurations = std::move(*configurations);
+  return results;
 }
 
 tb::Expected<tb::bench::AblationResults> load(const QString& path, AblationSourceKind kind) {
@@ -51,11 +74,49 @@ tb::Status AblationSourceModel::addFile(const QString& path, AblationSourceKind 
   } else {
     const int row = static_cast<int>(sources_.size());
     beginInsertRows({}, row, row);
-    sources_.push_back({absolute, kind, true, std::move(*results)});
+    sources_.push_back({absolute, kind, true, std::move(*results), {}, 0, std::nullopt});
     endInsertRows();
   }
   Q_EMIT mergedChanged();
   return {};
+}
+
+tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLog log,
+                                      const QString& label, int gpusGiven) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  auto results = logResults(log, label);
+  if (!results) return results.error();
+  AblationSource source{absolute, AblationSourceKind::TrainingLog, true, std::move(*results),
+                        toQString(std::string(tb::bench::label(
+                            *tb::bench::parseAblationLabel(toStdString(label))))),
+                        gpusGiven, std::move(log)};
+  const auto existing = std::find_if(sources_.begin(), sources_.end(),
+                                     [&](const AblationSource& s) { return s.path == absolute; });
+  if (existing != sources_.end()) {
+    *existing = std::move(source);
+    const int row = static_cast<int>(existing - sources_.begin());
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+  } else {
+    const int row = static_cast<int>(sources_.size());
+    beginInsertRows({}, row, row);
+    sources_.push_back(std::move(source));
+    endInsertRows();
+  }
+  Q_EMIT mergedChanged();
+  return {};
+}
+
+bool AblationSourceModel::setLabel(int row, const QString& label) {
+  if (row < 0 || row >= rowCount()) return false;
+  AblationSource& source = sources_[static_cast<std::size_t>(row)];
+  if (source.kind != AblationSourceKind::TrainingLog || !source.log) return false;
+  auto results = logResults(*source.log, label);
+  if (!results) return false;
+  source.results = std::move(*results);
+  source.label = toQString(source.results.configurations.front().label);
+  Q_EMIT dataChanged(index(row, Label), index(row, Label));
+  Q_EMIT mergedChanged();
+  return true;
 }
 
 void AblationSourceModel::removeSource(int row) {
@@ -116,7 +177,10 @@ QVariant AblationSourceModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::CheckStateRole && index.column() == File) {
     return static_cast<int>(source.included ? Qt::Checked : Qt::Unchecked);
   }
-  if (role == Qt::ToolTipRole) return source.path;
+  if (role == Qt::ToolTipRole) {
+    return source.log ? source.path + QLatin1Char('\n') + logDetails(*source.log) : source.path;
+  }
+  if (role == Qt::EditRole && index.column() == Label) return source.label;
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case File: {
@@ -126,13 +190,18 @@ QVariant AblationSourceModel::data(const QModelIndex& index, int role) const {
                  ? info.dir().dirName() + QLatin1Char('/') + info.fileName()
                  : info.fileName();
     }
-    case Kind: return kindName(source.kind);
+    case Kind: return kindName(source);
+    case Label:
+      return source.kind == AblationSourceKind::TrainingLog ? source.label : QStringLiteral("\u2014");
     case Configurations: return static_cast<int>(source.results.configurations.size());
     default: return {};
   }
 }
 
 bool AblationSourceModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (index.isValid() && index.column() == Label && role == Qt::EditRole) {
+    return setLabel(index.row(), value.toString());
+  }
   if (!index.isValid() || index.column() != File || role != Qt::CheckStateRole) return false;
   AblationSource& source = sources_[static_cast<std::size_t>(index.row())];
   const bool included = value.toInt() == Qt::Checked;
@@ -146,6 +215,10 @@ bool AblationSourceModel::setData(const QModelIndex& index, const QVariant& valu
 Qt::ItemFlags AblationSourceModel::flags(const QModelIndex& index) const {
   Qt::ItemFlags flags = QAbstractTableModel::flags(index);
   if (index.isValid() && index.column() == File) flags |= Qt::ItemIsUserCheckable;
+  if (index.isValid() && index.column() == Label &&
+      sources_[static_cast<std::size_t>(index.row())].kind == AblationSourceKind::TrainingLog) {
+    flags |= Qt::ItemIsEditable;
+  }
   return flags;
 }
 
@@ -155,22 +228,53 @@ QVariant AblationSourceModel::headerData(int section, Qt::Orientation orientatio
   switch (section) {
     case File: return tr("File");
     case Kind: return tr("Kind");
-    case Configurations: return tr("Configurations");
+    case Label: return tr("Label");
+    case Configurations: return tr("Rows");
     default: return {};
   }
 }
 
 AblationSourceKind guessSourceKind(const QString& path) {
-  if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
-    return AblationSourceKind::ClusterImport;
-  }
   QFile file(path);
-  if (file.open(QIODevice::ReadOnly)) {
-    // The cluster schema's name sits in the first lines of any such file.
-    const QByteArray head = file.read(4096);
-    if (head.contains("trainbench-cluster-results")) return AblationSourceKind::ClusterImport;
+  if (QFileInfo(path).isDir() || !file.open(QIODevice::ReadOnly)) {
+    return AblationSourceKind::TrainingLog;
   }
-  return AblationSourceKind::EngineResults;
+  // Both of our own formats say what they are in their first lines: the
+  // cluster schema's name or its CSV header, results.json's schema_version.
+  const QByteArray head = file.read(4096);
+  if (head.contains("trainbench-cluster-results")) return AblationSourceKind::ClusterImport;
+  if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
+    for (const QByteArray& line : head.split('\n')) {
+      if (line.startsWith('#') || line.trimmed().isEmpty()) continue;
+      return line.startsWith("label,") ? AblationSourceKind::ClusterImport
+                                       : AblationSourceKind::TrainingLog;
+    }
+  }
+  if (head.contains("\"schema_version\"")) return AblationSourceKind::EngineResults;
+  return AblationSourceKind::TrainingLog;
+}
+
+QString logDetails(const tb::logs::ImportedLog& log) {
+  const tb::runs::ImportedRun& run = log.run;
+  QString text = QCoreApplication::translate("tb::ui::AblationSourceModel", "%1 log \u00b7 %2 records")
+                     .arg(toQString(run.format))
+                     .arg(run.records);
+  if (run.firstStep && run.lastStep) {
+    text += QCoreApplication::translate("tb::ui::AblationSourceModel", ", steps %1\u2013%2")
+                .arg(*run.firstStep)
+                .arg(*run.lastStep);
+  }
+  if (run.partial) {
+    text += QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 partial: %1")
+                .arg(toQString(run.partialReason));
+  }
+  if (!log.missing.empty()) {
+    QStringList missing;
+    for (const std::string& field : log.missing) missing << toQString(field);
+    text += QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 not in the file: %1")
+                .arg(missing.join(QStringLiteral(", ")));
+  }
+  return text;
 }
 
 }  // namespace tb::ui

@@ -1,28 +1,34 @@
-// The files the Ablation page shows, as one list: engine results.json files
-// and imported cluster files side by side, each switchable on and off. The
-// merge lives here, not in the page, so the Reports page and the tests get
-// exactly the document the charts draw.
+// The files the Ablation page shows, as one list: engine results.json files,
+// imported cluster files and training frameworks' own logs side by side,
+// each switchable on and off, each log under an ablation label that can be
+// changed. The merge lives here, not in the page, so the Reports page and
+// the tests get exactly the document the charts draw.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 #include "tb/bench/results.hpp"
 #include "tb/common/expected.hpp"
+#include "tb/logs/log_import.hpp"
 
 namespace tb::ui {
 
 /// What kind of file a source is; decides how it is parsed.
-enum class AblationSourceKind { EngineResults, ClusterImport };
+enum class AblationSourceKind { EngineResults, ClusterImport, TrainingLog };
 
 /// One loaded file.
 struct AblationSource {
   QString path;
   AblationSourceKind kind = AblationSourceKind::EngineResults;
   bool included = true;
-  tb::bench::AblationResults results;  ///< cluster imports fill configurations only
+  tb::bench::AblationResults results;  ///< cluster imports and logs fill configurations only
+  QString label;                       ///< a training log's ablation label
+  int gpusGiven = 0;                   ///< a training log's GPU count as given (0: the file's)
+  std::optional<tb::logs::ImportedLog> log;  ///< a training log as read, to relabel it
 };
 
 /// Sources as a table (file, kind, configurations); the check box of the
@@ -31,7 +37,7 @@ class AblationSourceModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { File, Kind, Configurations, ColumnCount };
+  enum Column { File, Kind, Label, Configurations, ColumnCount };
 
   explicit AblationSourceModel(QObject* parent = nullptr);
 
@@ -39,6 +45,14 @@ class AblationSourceModel : public QAbstractTableModel {
   /// reloaded in place). A file that does not parse is not listed; the
   /// error names the file and the line, field or JSON path at fault.
   [[nodiscard]] tb::Status addFile(const QString& path, AblationSourceKind kind);
+  /// Appends (or replaces) a training log read by tb::logs::importLog as
+  /// one cluster configuration under `label`; refused, naming the file,
+  /// when the log gives no GPU count or no throughput per GPU.
+  [[nodiscard]] tb::Status addLog(const QString& path, tb::logs::ImportedLog log,
+                                  const QString& label, int gpusGiven = 0);
+  /// Moves a training log to another ablation label (its Label cell is
+  /// editable too); false for other sources or an unknown label.
+  bool setLabel(int row, const QString& label);
   void removeSource(int row);
   void clear();
 
@@ -66,8 +80,14 @@ class AblationSourceModel : public QAbstractTableModel {
   std::vector<AblationSource> sources_;
 };
 
-/// The kind a file is probably meant as: a .csv is always a cluster import;
-/// a .json is one when it declares the cluster schema.
+/// The kind a file is probably meant as: a cluster file declares the cluster
+/// schema (JSON) or has its header (CSV), an engine results.json has its
+/// schema_version; anything else, and any folder, is a training log (which
+/// the import then detects, or refuses naming what it expected).
 [[nodiscard]] AblationSourceKind guessSourceKind(const QString& path);
+
+/// "megatron log · 5 records, steps 10–50 · not in the file: mfu, …": what
+/// was read from a training log and what it lacked.
+[[nodiscard]] QString logDetails(const tb::logs::ImportedLog& log);
 
 }  // namespace tb::ui

@@ -18,9 +18,9 @@
 #include "output.hpp"
 #include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
+#include "tb/bench/imported_logs.hpp"
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/text.hpp"
-#include "tb/common/units.hpp"
 #include "tb/logs/log_import.hpp"
 
 namespace tb::cli {
@@ -103,32 +103,6 @@ std::optional<double> lastLoss(const runs::ImportedRun& run) {
     if (step->loss && std::isfinite(*step->loss)) return step->loss;
   }
   return std::nullopt;
-}
-
-/// The cluster-results row of one import, or why it cannot be one.
-Expected<bench::ClusterRun> clusterRun(const logs::ImportedLog& imported, const std::string& label,
-                                       const std::string& model) {
-  const runs::ImportedRun& run = imported.run;
-  if (!run.worldSize) {
-    return bad(run.source + ": the file does not say how many GPUs the job ran on; give --gpus N");
-  }
-  bench::ClusterRun row;
-  row.label = label;
-  row.model = model;
-  row.gpus = *run.worldSize;
-  row.tokensPerSPerGpu = imported.medians.tokensPerSecondPerGpu;
-  row.tflopsPerGpu = imported.medians.tflopsPerGpu;
-  row.stepTimeS = imported.medians.stepTimeSeconds;
-  if (imported.peakMemoryBytes) row.peakMemoryGib = *imported.peakMemoryBytes / kGiB;
-  if (!row.tokensPerSPerGpu && !row.tflopsPerGpu) {
-    std::string why = run.source + ": no throughput per GPU can be derived from it";
-    if (!imported.hints.empty()) why += " (" + joinList(imported.hints, "; ") + ")";
-    return bad(why);
-  }
-  row.notes = run.format + " log " + run.source + ", " + std::to_string(run.records) +
-              " records, medians after the first " + std::to_string(imported.skippedRecords) +
-              (run.partial ? "; partial: " + run.partialReason : std::string());
-  return row;
 }
 
 Json optionalNumber(const std::optional<double>& value) {
@@ -215,7 +189,7 @@ int runImport(const CommandContext& context, const ImportCommandOptions& options
   if (!options.out.empty()) {
     std::vector<bench::ClusterRun> rows;
     for (std::size_t i = 0; i < imports.size(); ++i) {
-      auto row = clusterRun(imports[i], (*labels)[i], options.model);
+      auto row = bench::clusterRunFromLog(imports[i], (*labels)[i], options.model);
       if (!row) return context.fail(row.error());
       rows.push_back(std::move(*row));
     }

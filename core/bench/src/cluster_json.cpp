@@ -51,6 +51,16 @@ Expected<std::vector<ConfigurationResult>> parseClusterJson(std::string_view tex
     row.tflopsPerGpu = optionalField(run, "tflops_per_gpu");
     row.peakMemoryGib = optionalField(run, "peak_memory_gib");
     row.stepTimeS = optionalField(run, "step_time_s");
+    if (run.contains("losses") || run.contains("loss_steps")) {
+      row.lossCurve = run.value("losses", std::vector<double>{});
+      row.lossSteps = run.value("loss_steps", std::vector<std::int64_t>{});
+      if (row.lossSteps.size() != row.lossCurve.size()) {
+        return makeError(ErrorKind::Parse, row.where + ": loss_steps has " +
+                                               std::to_string(row.lossSteps.size()) +
+                                               " entries and losses " +
+                                               std::to_string(row.lossCurve.size()));
+      }
+    }
     rows.push_back(std::move(row));
   }
   return detail::configurationsFromRows(rows);
@@ -68,6 +78,10 @@ std::string clusterJsonText(const std::vector<ClusterRun>& runs) {
     put("peak_memory_gib", run.peakMemoryGib);
     put("step_time_s", run.stepTimeS);
     if (!run.notes.empty()) entry["notes"] = run.notes;
+    if (!run.lossCurve.empty()) {
+      entry["loss_steps"] = run.lossSteps;
+      entry["losses"] = run.lossCurve;
+    }
     list.push_back(std::move(entry));
   }
   const Json document{{"schema", "trainbench-cluster-results"}, {"version", 1}, {"runs", list}};

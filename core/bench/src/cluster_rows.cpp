@@ -72,8 +72,17 @@ Expected<std::vector<ConfigurationResult>> configurationsFromRows(
     if (row.peakMemoryGib) {
       run.peakBytes = static_cast<std::uint64_t>(std::llround(*row.peakMemoryGib * kGiB));
     }
+    if (!row.lossCurve.empty()) {
+      run.lossFirst = row.lossCurve.front();
+      run.lossLast = row.lossCurve.back();
+    }
     config.runs.push_back(run);
     if (row.stepTimeS) config.stepTimes.push_back(*row.stepTimeS);
+    // One representative curve per configuration: its first run's.
+    if (config.lossCurve.empty() && !row.lossCurve.empty()) {
+      config.lossCurve = row.lossCurve;
+      config.lossSteps = row.lossSteps;
+    }
   }
   std::vector<ConfigurationResult> configurations;
   for (auto& [key, config] : groups) {

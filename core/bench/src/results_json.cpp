@@ -73,6 +73,7 @@ Json configurationJson(const ConfigurationResult& config) {
   json["loss_first"] = config.lossFirst;
   json["loss_last"] = config.lossLast;
   json["loss_curve"] = config.lossCurve;
+  if (!config.lossSteps.empty()) json["loss_steps"] = config.lossSteps;
   json["step_times_s"] = config.stepTimes;
   Json runs = Json::array();
   for (const RunMeasurement& run : config.runs) runs.push_back(runJson(run));
@@ -96,6 +97,10 @@ ConfigurationResult configurationFrom(const Json& json) {
   config.lossLast = json.value("loss_last", 0.0);
   if (json.contains("loss_curve")) {
     config.lossCurve = json.at("loss_curve").get<std::vector<double>>();
+  }
+  if (json.contains("loss_steps")) {
+    config.lossSteps = json.at("loss_steps").get<std::vector<std::int64_t>>();
+    if (config.lossSteps.size() != config.lossCurve.size()) config.lossSteps.clear();
   }
   if (json.contains("step_times_s")) {
     config.stepTimes = json.at("step_times_s").get<std::vector<double>>();

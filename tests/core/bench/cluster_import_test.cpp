@@ -124,5 +124,39 @@ TEST(ClusterImport, UnknownSuffixAndMissingFileAreRefused) {
   EXPECT_NE(missing.error().message.find("/nonexistent/runs.csv"), std::string::npos);
 }
 
+TEST(ClusterJson, WrittenRunsReadBackWithTheirLossCurveAtTheLoggedSteps) {
+  ClusterRun run;
+  run.label = "AC2";
+  run.model = "llama3-8b";
+  run.gpus = 16;
+  run.tokensPerSPerGpu = 4100.5;
+  run.stepTimeS = 2.25;
+  run.peakMemoryGib = 70.5;
+  run.notes = "megatron log train.log";
+  run.lossSteps = {10, 20, 30};
+  run.lossCurve = {10.6, 9.8, 9.1};
+  const auto configs = parseClusterJson(clusterJsonText({run}), "written.json");
+  ASSERT_TRUE(configs) << configs.error().message;
+  ASSERT_EQ(configs->size(), 1u);
+  const ConfigurationResult& config = configs->front();
+  EXPECT_EQ(config.label, "AC2");
+  EXPECT_EQ(config.gpus, 16);
+  EXPECT_DOUBLE_EQ(config.throughput.median, 4100.5);
+  EXPECT_EQ(config.lossSteps, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(config.lossCurve, (std::vector<double>{10.6, 9.8, 9.1}));
+  EXPECT_DOUBLE_EQ(config.lossFirst, 10.6);
+  EXPECT_DOUBLE_EQ(config.lossLast, 9.1);
+  EXPECT_EQ(config.runs.front().peakBytes, static_cast<std::uint64_t>(70.5 * 1024 * 1024 * 1024));
+
+  const auto uneven = parseClusterJson(
+      R"({"schema": "trainbench-cluster-results", "version": 1, "runs": [{"label": "Base",
+          "model": "m", "gpus": 8, "tflops_per_gpu": 1, "loss_steps": [1, 2], "losses": [3]}]})",
+      "uneven.json");
+  ASSERT_FALSE(uneven);
+  EXPECT_NE(uneven.error().message.find("uneven.json: $.runs[0]: loss_steps has 2 entries"),
+            std::string::npos)
+      << uneven.error().message;
+}
+
 }  // namespace
 }  // namespace tb::bench

@@ -66,6 +66,9 @@ struct ConfigurationResult {
   double lossFirst = 0.0;
   double lossLast = 0.0;
   std::vector<double> lossCurve;             ///< loss per step of one representative run
+  /// The step of each lossCurve value where the run logged only some steps
+  /// (an imported log); empty: steps 1, 2, 3, ….
+  std::vector<std::int64_t> lossSteps;
   std::vector<double> stepTimes;             ///< every measured step time, for distributions
   std::vector<RunMeasurement> runs;
 };
