@@ -100,6 +100,26 @@ TEST_F(CliImport, FourMegatronRunsBecomeTheAblationOfAnHtmlReport) {
   const std::string html = read(path("report.html"));
   EXPECT_NE(html.find("llama3-8b"), std::string::npos);
   EXPECT_NE(html.find("AC2+CompilerOpt+CkptOpt"), std::string::npos);
+
+  // `report --import LABEL=LOG` reads the logs themselves, the same way.
+  const CliRun direct =
+      runCli({"report", "--in", kResults, "--import", "Base=" + logs[0], "--import",
+              "ac2=" + logs[1], "--import", "AC2+CompilerOpt=" + logs[2], "--import",
+              "AC2+CompilerOpt+CkptOpt=" + logs[3], "--format", "csv", "--out",
+              path("direct.csv"), "--json"});
+  ASSERT_EQ(direct.exitCode, 0) << direct.err;
+  EXPECT_EQ(parseSingleDocument(direct)["configurations"], 8);
+  const std::string csv = read(path("direct.csv"));
+  // The cluster rows: 16,384 tokens/s per GPU for Base (2 s steps), and
+  // the last step's 1600 ms over Base's 2000 ms, a 1.25x speedup.
+  EXPECT_NE(csv.find("Base,cluster,unknown,8,tokens/s/gpu,16384"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1.25"), std::string::npos) << csv;
+  // A log without its label is not a cluster file: refused, naming it.
+  const CliRun unlabelled = runCli({"report", "--in", kResults, "--import", logs[0], "--out",
+                                    path("never.html")});
+  EXPECT_EQ(unlabelled.exitCode, 2);
+  EXPECT_NE(unlabelled.err.find("--import Base=" + logs[0]), std::string::npos) << unlabelled.err;
+  EXPECT_FALSE(std::filesystem::exists(path("never.html")));
 }
 
 TEST_F(CliImport, TextOutputNamesWhatTheFileDidNotHaveAndWhatWouldCompleteIt) {

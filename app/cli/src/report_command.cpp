@@ -7,15 +7,19 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "report_charts.hpp"
+#include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
+#include "tb/bench/imported_logs.hpp"
 #include "tb/bench/results.hpp"
 #include "tb/common/text.hpp"
+#include "tb/logs/log_import.hpp"
 #include "tb/report/report.hpp"
 
 namespace tb::cli {
@@ -24,6 +28,7 @@ namespace {
 struct ReportOptions {
   std::string in;
   std::vector<std::string> imports;
+  std::optional<int> gpus;
   std::string format;
   std::string out;
   bool json = false;
@@ -53,13 +58,43 @@ std::string formatName(report::ReportFormat format) {
   return "html";
 }
 
+/// `LABEL=PATH` names a training framework's log under an ablation label;
+/// anything else is a cluster-results file (docs/RESULTS.md).
+Expected<std::vector<bench::ConfigurationResult>> importOne(const std::string& argument,
+                                                            const ReportOptions& options) {
+  const auto equals = argument.find('=');
+  if (equals == std::string::npos || !bench::parseAblationLabel(argument.substr(0, equals))) {
+    const std::string suffix = toLower(std::filesystem::path(argument).extension().string());
+    if (suffix != ".csv" && suffix != ".json") {
+      return makeError(ErrorKind::BadInput,
+                       "--import " + argument +
+                           ": not a cluster-results file (.csv or .json); a training log is "
+                           "given with its ablation label, --import Base=" + argument);
+    }
+    return bench::importClusterResults(argument);
+  }
+  const std::string label = argument.substr(0, equals);
+  const std::string path = argument.substr(equals + 1);
+  logs::ImportOptions importing;
+  importing.gpus = options.gpus;
+  auto imported = logs::importLog(path, importing);
+  if (!imported) return imported.error();
+  auto run = bench::clusterRunFromLog(*imported, label, "unknown");
+  if (!run) return run.error();
+  return bench::configurationsFromClusterRuns({*run}, path);
+}
+
 int runReport(const CommandContext& context, const ReportOptions& options) {
   Expected<report::ReportFormat> format = chooseFormat(options);
   if (!format) return context.fail(format.error());
   Expected<bench::AblationResults> results = bench::loadResults(options.in);
   if (!results) return context.fail(results.error());
+  if (options.gpus && *options.gpus < 1) {
+    return context.fail(makeError(ErrorKind::BadInput, "--gpus " + std::to_string(*options.gpus) +
+                                                           ": a job runs on 1 GPU or more"));
+  }
   for (const std::string& file : options.imports) {
-    auto imported = bench::importClusterResults(file);
+    auto imported = importOne(file, options);
     if (!imported) return context.fail(imported.error());
     for (auto& config : *imported) results->configurations.push_back(std::move(config));
   }
@@ -102,8 +137,13 @@ RegisteredCommand registerReportCommand(CLI::App& app) {
   command->add_option("--in", options->in, "results.json written by `trainbench benchmark`")
       ->required();
   command->add_option("--import", options->imports,
-                      "Cluster results (.csv or .json, docs/RESULTS.md) to lay beside the engine "
-                      "results; may be repeated");
+                      "Cluster results (.csv or .json, docs/RESULTS.md), or LABEL=LOG: a training "
+                      "framework's own log (trainbench import reads the same) under an ablation "
+                      "label; may be repeated")
+      ->type_name("FILE|LABEL=LOG");
+  command->add_option("--gpus", options->gpus,
+                      "GPUs of the jobs whose logs (LABEL=LOG) do not say")
+      ->type_name("N");
   command->add_option("--format", options->format,
                       "html, md, csv or json (default: from the --out suffix)");
   command->add_option("--out", options->out, "The report file, written atomically")->required();
