@@ -22,6 +22,7 @@
 #include "ui/ablation/ablation_page.h"
 #include "ui/application_identity.h"
 #include "ui/catalog_session.h"
+#include "ui/open_files.h"
 #include "ui/image/image_page.h"
 #include "ui/memory/memory_page.h"
 #include "ui/optimizations/optimizations_page.h"
@@ -136,6 +137,9 @@ void MainWindow::connectPages() {
   connect(optimizationsPage_, &OptimizationsPage::busyChanged, this,
           &MainWindow::onPageBusyChanged);
   connect(memoryPage_, &MemoryPage::busyChanged, this, &MainWindow::onPageBusyChanged);
+  // Logs read for the Ablation page count as work a screenshot waits for.
+  connect(ablationPage_->logImport(), &AblationLogImport::batchFinished, this,
+          [this] { onPageBusyChanged(false); });
   connect(memoryPage_, &MemoryPage::recomputeRecommended, this, &MainWindow::applyRecommendation);
   // Reports are made of what the Ablation page shows, about the image release
   // the Optimizations page configures (it has updated its tag by the time the
@@ -184,7 +188,8 @@ QStringList MainWindow::sidebarPageIds() const {
 }
 
 bool MainWindow::isBusy() const {
-  return imagePage_->isBusy() || optimizationsPage_->isBusy() || memoryPage_->isBusy();
+  return imagePage_->isBusy() || optimizationsPage_->isBusy() || memoryPage_->isBusy() ||
+         ablationPage_->logImport()->isBusy();
 }
 
 void MainWindow::buildMenus() {
@@ -200,6 +205,30 @@ void MainWindow::buildMenus() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About %1").arg(applicationName()), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::openFiles(const QStringList& paths) {
+  QStringList ablation;
+  QStringList validator;
+  QString lastPage;
+  for (const QString& path : paths) {
+    switch (openTargetFor(path)) {
+      case OpenTarget::Catalog:
+        (void)loadCatalogInteractively(path);
+        break;
+      case OpenTarget::Ablation:
+        ablation << path;
+        lastPage = QStringLiteral("ablation");
+        break;
+      case OpenTarget::Validator:
+        validator << path;
+        lastPage = QStringLiteral("optimizations");
+        break;
+    }
+  }
+  if (!validator.isEmpty()) optimizationsPage_->validateFiles(validator);
+  if (!ablation.isEmpty()) ablationPage_->openPaths(ablation);
+  if (!lastPage.isEmpty()) showPage(lastPage);
 }
 
 void MainWindow::chooseCatalogFile() {

@@ -57,6 +57,12 @@ class MainWindow : public QMainWindow {
   /// path and the problem, and the catalog is unchanged.
   tb::Status loadCatalogInteractively(const QString& path);
 
+  /// Opens files as the command line and the desktop hand them over
+  /// (open_files.h says where each goes) and shows the page of the last
+  /// one. A bad or unknown file is said on its page (or in the catalog's
+  /// message box); the window goes on.
+  void openFiles(const QStringList& paths);
+
  Q_SIGNALS:
   /// Emitted when the window stops being busy.
   void settled();

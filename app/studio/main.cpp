@@ -51,6 +51,14 @@ int main(int argc, char* argv[]) {
       QApplication::translate("main", "Lay an extra catalog file over the built-in one."),
       QStringLiteral("file"));
   parser.addOptions({pageOption, screenshotOption, catalogOption});
+  parser.addPositionalArgument(
+      QStringLiteral("files"),
+      QApplication::translate("main",
+                              "Files to open: results, cluster files and training logs on the "
+                              "Ablation page; DeepSpeed JSON, env files, Kubernetes manifests, "
+                              "Dockerfiles and TrainingArguments scripts in the validator; a "
+                              "catalog as File > Load Catalog."),
+      QStringLiteral("[FILE...]"));
   parser.process(app);  // exits on --help, --version and unknown options
 
   const QString page = parser.value(pageOption);
@@ -74,6 +82,10 @@ int main(int argc, char* argv[]) {
       return failUsage(QString::fromStdString(loaded.error().message));
     }
   }
+
+  // A second launch with files opens a window of its own (no single
+  // instance): each window is a whole Studio over the same settings.
+  window.openFiles(parser.positionalArguments());
 
   if (screenshot) {
     const QString file = parser.value(screenshotOption);

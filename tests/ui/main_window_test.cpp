@@ -10,12 +10,18 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
 
 #include "tb/catalog/catalog_loader.hpp"
+#include "ui/ablation/ablation_page.h"
+#include "ui/ablation/ablation_source_model.h"
 #include "ui/application_identity.h"
 #include "ui/catalog_session.h"
 #include "ui/image/host_panel.h"
@@ -25,6 +31,7 @@
 #include "ui/memory/memory_page.h"
 #include "ui/memory/memory_page_inputs.h"
 #include "ui/optimizations/optimizations_page.h"
+#include "ui/optimizations/validation_panel.h"
 #include "ui/runs/run_form.h"
 #include "ui/runs/runs_page.h"
 #include "ui/studio_pages.h"
@@ -257,6 +264,40 @@ class MainWindowTest : public QObject {
     const tb::ui::ImagePageChoices choices = tb::ui::StudioSettings().imagePageChoices();
     QVERIFY(choices.driver.isEmpty());
     QVERIFY(choices.releaseTag.isEmpty());
+  }
+
+  void filesOpenOnThePagesThatReadThem() {
+    auto window = makeWindow();
+    const QString data = QStringLiteral(TB_REPO_TEST_DATA);
+    QSignalSpy settled(window.get(), &MainWindow::settled);
+    window->openFiles({data + QStringLiteral("/config/bad_ds_stage.json"),
+                       data + QStringLiteral("/bench/results-fixture.json"),
+                       tb::ui::test::testDataFile(QStringLiteral("extra-release.json")),
+                       data + QStringLiteral("/logs/megatron/core_v0.16_first_iteration.log")});
+    // The catalog as File > Load Catalog loads it; the DeepSpeed config in
+    // the validator; results and the log on the Ablation page, shown last.
+    QVERIFY(tags(window->session().catalog()).contains(QStringLiteral("26.01")));
+    auto* validation = child<tb::ui::ValidationPanel>(window.get(), "validationPanel");
+    QCOMPARE(validation->files(), QStringList{data + QStringLiteral("/config/bad_ds_stage.json")});
+    QCOMPARE(window->currentPageId(), QStringLiteral("ablation"));
+    auto* ablation = child<tb::ui::AblationPage>(window.get(), "ablationPage");
+    QTRY_COMPARE_WITH_TIMEOUT(ablation->sourceModel()->rowCount(), 2, 20'000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window->isBusy(), 20'000);
+
+    // An unknown file is said on the Ablation page (it could be a log), and
+    // the window goes on.
+    QTemporaryDir dir;
+    const QString unknown = dir.filePath(QStringLiteral("notes.bin"));
+    QFile file(unknown);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray("\x00\x01binary", 8));
+    file.close();
+    window->openFiles({unknown});
+    QTRY_VERIFY_WITH_TIMEOUT(
+        child<QLabel>(window.get(), "ablationMessage")->isVisibleTo(window.get()), 20'000);
+    QVERIFY2(child<QLabel>(window.get(), "ablationMessage")->text().contains(QStringLiteral("notes.bin")),
+             qPrintable(child<QLabel>(window.get(), "ablationMessage")->text()));
+    QCOMPARE(ablation->sourceModel()->rowCount(), 2);
   }
 
   void aboutNamesVersionLicenceAndCredits() {

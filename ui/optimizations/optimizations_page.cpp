@@ -141,6 +141,8 @@ tb::config::ImageConfig OptimizationsPage::currentConfig() const {
 
 bool OptimizationsPage::isBusy() const { return validation_->isBusy(); }
 
+void OptimizationsPage::validateFiles(const QStringList& paths) { validation_->addFiles(paths); }
+
 void OptimizationsPage::onReleaseChanged() {
   const tb::catalog::Catalog& catalog = session_.catalog();
   const tb::catalog::Release* release = session_.selectedRelease();

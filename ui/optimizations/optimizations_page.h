@@ -36,6 +36,8 @@ class OptimizationsPage : public QWidget {
   [[nodiscard]] QString releaseTag() const { return releaseTag_; }
   /// True while validation runs; screenshots and tests wait for it.
   [[nodiscard]] bool isBusy() const;
+  /// Adds files to the validator (as dropping them on it does).
+  void validateFiles(const QStringList& paths);
 
  public Q_SLOTS:
   /// The Memory page's advice: `recompute` true turns gradient checkpointing
