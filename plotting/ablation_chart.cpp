@@ -51,9 +51,21 @@ void AblationChart::rebuild() {
   } else {
     useChainAxis();
     yAxis->setRange(0.0, 1.0);
+    yAxis->setTickLabels(false);  // a scale of nothing would read as data
     showMessage(tr("No results loaded"));
   }
-  legend->setVisible(legend->itemCount() > 0);
+  // An empty legend still sizes the layout's one column, to its own few
+  // pixels: the plot collapsed to a sliver with its category labels on top
+  // of each other. It leaves the layout while it has no keys.
+  const bool keys = legend->itemCount() > 0;
+  legend->setVisible(keys);
+  if (!keys && plotLayout()->hasElement(1, 0)) {
+    plotLayout()->take(legend);
+    plotLayout()->simplify();
+  } else if (keys && !plotLayout()->hasElement(1, 0)) {
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+  }
   fitLegend();
   applyTheme(*this, theme());
 }

@@ -345,6 +345,24 @@ class AblationChartsTest : public QObject {
     QVERIFY(throughput.toolTipAt(QPointF(10, 10)).isEmpty());
   }
 
+  void anEmptyChartKeepsItsWholePlotArea() {
+    // An empty legend used to size the layout's column to its own few
+    // pixels: the plot shrank to a sliver, its category labels overlapping.
+    tb::plotting::AblationThroughputChart empty;
+    empty.resize(600, 320);
+    empty.replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(empty.axisRect()->width() > 450, qPrintable(QString::number(empty.axisRect()->width())));
+    QVERIFY(!empty.legend->visible());
+    // With results the legend comes back below the plot, and goes again.
+    empty.setResults(engineResults());
+    empty.replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(empty.legend->visible());
+    QVERIFY(empty.axisRect()->width() > 450);
+    empty.setResults({});
+    empty.replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(empty.axisRect()->width() > 450);
+  }
+
   void darkPaletteRebuildsWithLightText() {
     tb::plotting::AblationThroughputChart chart;
     chart.setResults(engineResults());
