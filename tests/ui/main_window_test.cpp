@@ -1,7 +1,9 @@
 // The main window: only built pages in the sidebar, extra catalogs loaded all
 // or nothing (with the loader's message on screen), and choices that survive
 // a restart without ever touching the real user's settings file.
+#include <QAbstractButton>
 #include <QComboBox>
+#include <QScrollBar>
 #include <QDir>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -137,6 +139,33 @@ class MainWindowTest : public QObject {
       QVERIFY2(overflow <= 0, qPrintable(QStringLiteral("the %1 page needs %2 px more width")
                                              .arg(id)
                                              .arg(overflow)));
+      QTest::qWait(100);  // the page's splitters lay out once it is shown
+      // Nor may a form inside it: the Runs form's column once cut its combo
+      // boxes and its Browse button ("Bro") behind a sideways scroll bar.
+      // (Forms: scroll areas with fields in them.)
+      for (auto* inner : scroll->widget()->findChildren<QScrollArea*>()) {
+        if (!inner->isVisible()) continue;
+        const int room = inner->viewport()->width();
+        bool form = false;
+        for (QWidget* field : inner->widget()->findChildren<QWidget*>()) {
+          const bool input = qobject_cast<QComboBox*>(field) || qobject_cast<QSpinBox*>(field) ||
+                             qobject_cast<QLineEdit*>(field) ||
+                             qobject_cast<QAbstractButton*>(field);
+          if (!input || !field->isVisible()) continue;
+          form = true;
+          const int right = field->mapTo(inner->viewport(), QPoint(field->width(), 0)).x();
+          QVERIFY2(right <= room,
+                   qPrintable(QStringLiteral("%1: %2 ends at %3, past the %4 px it has "
+                                                 "(the form: %5 px, at least %6)")
+                                  .arg(id, field->objectName())
+                                  .arg(right)
+                                  .arg(room)
+                                  .arg(inner->widget()->width())
+                                  .arg(inner->widget()->minimumSizeHint().width())));
+        }
+        QVERIFY2(!form || !inner->horizontalScrollBar()->isVisible(),
+                 qPrintable(id + QStringLiteral(": a form scrolls sideways")));
+      }
     }
   }
 

@@ -19,7 +19,13 @@ namespace tb::ui {
 
 namespace {
 
-constexpr int kComponentPairsPerRow = 2;
+// One name and version per row: two side by side made the table wider than
+// the details column at the default window size, and pushed the copy
+// buttons out of sight behind a sideways scroll.
+constexpr int kComponentPairsPerRow = 1;
+/// A link shows at most this many characters (the whole address is its
+/// target and its tooltip): an address has no place to wrap.
+constexpr int kLinkTextLimit = 48;
 
 QLabel* valueLabel(QWidget* parent, Qt::TextFormat format = Qt::PlainText) {
   auto* label = new QLabel(parent);
@@ -180,8 +186,12 @@ void ReleaseDetailsView::showRelease(const tb::catalog::Release* release) {
                             ? tr("none listed")
                             : branchList(release->mustUpgradeBranches));
   const QString url = toQString(release->notesUrl).toHtmlEscaped();
+  const QString shown =
+      url.size() > kLinkTextLimit ? url.left(kLinkTextLimit - 1) + QStringLiteral("\u2026") : url;
   notes_->setText(url.isEmpty() ? tr("not recorded")
-                                : QStringLiteral("<a href=\"%1\">%1</a>").arg(url));
+                                : QStringLiteral("<a href=\"%1\">%2</a>")
+                                      .arg(url.toHtmlEscaped(), shown.toHtmlEscaped()));
+  notes_->setToolTip(url);
 
   for (const tb::catalog::Component& component : release->components) {
     componentLines_.append(toQString(component.name) + QLatin1Char(' ') +

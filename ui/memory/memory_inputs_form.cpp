@@ -19,6 +19,7 @@
 #include "tb/model/model_config.hpp"
 #include "ui/qt_text.h"
 #include "ui/runtime_choices.h"
+#include "ui/widgets/combo_width.h"
 
 namespace tb::ui {
 namespace {
@@ -49,6 +50,7 @@ MemoryInputsForm::MemoryInputsForm(QWidget* parent) : QWidget(parent) {
   layout->addWidget(buildTargetGroup());
   layout->addStretch(1);
   setInputs(MemoryPageInputs{});
+  fitCombosToColumn(*this);
 }
 
 QSpinBox* MemoryInputsForm::addSpin(QFormLayout* form, const QString& label, const char* name,

@@ -4,8 +4,11 @@
 // worker; a change supersedes the computation of older inputs, whose result
 // is dropped. The very first view is computed inline so the page (and a
 // --screenshot of it) never shows an empty state.
+#include <algorithm>
+
 #include "ui/memory/memory_page.h"
 
+#include <QStyle>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -78,8 +81,12 @@ MemoryPage::MemoryPage(const StudioSettings& settings, QWidget* parent)
   formScroll->setWidget(form_);
   formScroll->setWidgetResizable(true);
   formScroll->setFrameShape(QFrame::NoFrame);
-  formScroll->setMinimumWidth(form_->sizeHint().width() +
-                              formScroll->verticalScrollBar()->sizeHint().width() + 8);
+  // The form's own width beside a vertical scroll bar: without the bar's
+  // room its last column (the reset button) was cut by the bar.
+  formScroll->setMinimumWidth(
+      std::max(form_->sizeHint().width(), form_->minimumSizeHint().width()) +
+      formScroll->verticalScrollBar()->sizeHint().width() +
+      formScroll->style()->pixelMetric(QStyle::PM_ScrollView_ScrollBarSpacing) + 8);
   formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
   auto* columns = new QSplitter(Qt::Horizontal, this);

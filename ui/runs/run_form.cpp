@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "ui/qt_text.h"
+#include "ui/widgets/combo_width.h"
 #include "ui/runtime_choices.h"
 
 namespace tb::ui {
@@ -152,6 +153,7 @@ RunForm::RunForm(QWidget* parent)
   layout->addWidget(runBox);
   layout->addWidget(buildEngineBox());
   layout->addWidget(summary_);
+  fitCombosToColumn(*this);  // the long recompute entries cut Browse to "Bro"
 
   connect(preset_, &QComboBox::currentIndexChanged, this, &RunForm::onPresetChosen);
   for (QSpinBox* spin : {steps_, threads_, processes_, budgetMiB_}) {

@@ -101,7 +101,9 @@ QWidget* RunsPage::buildControls() {
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setMinimumWidth(300);
-  scroll->setMaximumWidth(360);
+  scroll->setMaximumWidth(380);
+  // The form fits the column's width; it scrolls vertically only.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
   connect(start_, &QPushButton::clicked, this, &RunsPage::startRun);
   connect(stop_, &QPushButton::clicked, this, &RunsPage::stopRun);
