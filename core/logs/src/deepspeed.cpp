@@ -552,7 +552,7 @@ class DeepSpeedFormat final : public LineFormat {
     } else if (ends("world size")) {
       const auto ranks = parseUnsigned(value);
       if (!ranks) return fail("a whole number of ranks");
-      if (!state_.worldSize && *ranks > 0) state_.worldSize = static_cast<int>(*ranks);
+      if (!state_.worldSize && *ranks > 0 && *ranks < (1LL << 24)) state_.worldSize = static_cast<int>(*ranks);
     } else if (ends("model parallel size")) {
       const auto size = parseUnsigned(value);
       if (!size) return fail("a whole number");

@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "tb/common/expected.hpp"
 #include "tb/logs/log_import.hpp"
@@ -38,6 +41,10 @@ class LineFormat {
   /// says the file stopped without a final newline (a run still writing);
   /// that cut line was not fed: every line feed() saw is whole.
   virtual Status finish(runs::ImportedRun& run, bool endedMidLine) = 0;
+  /// After finish(): what the file held that the format read but does not
+  /// import, and why (MLPerf's tracked_stats throughput, whose units are
+  /// the benchmark's). They join the import's hints.
+  [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
 };
 
 /// Everything the importer needs to know about one format.
@@ -45,9 +52,12 @@ struct FormatSpec {
   Format format;
   std::string_view name;       ///< as formatName spells it
   std::string_view framework;  ///< "Megatron-LM", …
-  /// Warm-up records the framework itself discounts (DeepSpeed's running
-  /// average skips 2), the default of --skip-first.
-  int defaultSkipFirst = 0;
+  /// The warm-up the framework itself discounts, the default when
+  /// --skip-first is not given: records whose step is at most this are left
+  /// out of the medians (DeepSpeed's ThroughputTimer times global steps from
+  /// its start_step = 2 on, so steps 1 and 2 are warm-up, whatever
+  /// steps_per_print). Empty: the framework discounts nothing.
+  std::optional<std::int64_t> skipStepsUpTo = std::nullopt;
   /// Line formats: does this cleaned line belong to this format and no other
   /// (detection reads lines until one format claims one)?
   bool (*claimsLine)(std::string_view cleanedLine) = nullptr;

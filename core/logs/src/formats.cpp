@@ -28,12 +28,17 @@
 //   A host's claim ends detection at once. Hosts do not nest in one another.
 //   `--format` forces a format where this picks the other one.
 //
-// defaultSkipFirst follows the reference's warm-up advice (§7): DeepSpeed's
-// own running average leaves out the first 2 steps; Megatron's first window
-// after a (re)start includes start-up cost and torchtitan's step 1 is slow
-// (both: 1 record); the Trainer has only a whole-run average, and NeMo,
-// Lightning, MLPerf and event files (whoever wrote them) skip nothing
-// themselves (0).
+// The warm-up default (--skip-first not given) is what the framework itself
+// discounts, nothing more (issue 23): DeepSpeed's ThroughputTimer starts
+// timing at its start_step = 2, so global steps 1 and 2 are out of its
+// running average and records of those steps are warm-up here too
+// (skipStepsUpTo = 2: by step, not by record count, since DeepSpeed prints
+// every steps_per_print steps and its first record is usually step 10).
+// Megatron-LM, Megatron-DeepSpeed and torchtitan discount nothing
+// themselves, even though their first window or step is slow (the
+// reference's §7: "the tool should let users drop the first N records",
+// which --skip-first N does); nor do the Trainer (a whole-run average only),
+// NeMo, Lightning, MLPerf or event files' writers.
 #include <array>
 
 #include "format_parser.hpp"
@@ -46,24 +51,24 @@ namespace {
 const std::array<FormatSpec, 9>& specTable() {
   static const std::array<FormatSpec, 9> table{{
       {.format = Format::HfTrainer, .name = "hf-trainer", .framework = "Hugging Face Trainer",
-       .defaultSkipFirst = 0, .claimsHead = hfTrainerClaimsHead, .readDocument = readHfTrainer},
+       .claimsHead = hfTrainerClaimsHead, .readDocument = readHfTrainer},
       {.format = Format::Tensorboard, .name = "tensorboard", .framework = "TensorBoard",
-       .defaultSkipFirst = 0, .claimsHead = tensorboardClaimsHead, .readDocument = readTensorboard},
-      {.format = Format::Nemo, .name = "nemo", .framework = "NeMo", .defaultSkipFirst = 0,
+       .claimsHead = tensorboardClaimsHead, .readDocument = readTensorboard},
+      {.format = Format::Nemo, .name = "nemo", .framework = "NeMo",
        .claimsLine = nemoClaimsLine, .makeLineFormat = makeNemoFormat},
       {.format = Format::MegatronDeepSpeed, .name = "megatron-deepspeed", .framework = "Megatron-DeepSpeed",
-       .defaultSkipFirst = 1, .claimsLine = megatronDeepSpeedClaimsLine,
+       .claimsLine = megatronDeepSpeedClaimsLine,
        .makeLineFormat = makeMegatronDeepSpeedFormat},
-      {.format = Format::Megatron, .name = "megatron", .framework = "Megatron-LM", .defaultSkipFirst = 1,
+      {.format = Format::Megatron, .name = "megatron", .framework = "Megatron-LM",
        .claimsLine = megatronClaimsLine, .makeLineFormat = makeMegatronFormat},
-      {.format = Format::Torchtitan, .name = "torchtitan", .framework = "torchtitan", .defaultSkipFirst = 1,
+      {.format = Format::Torchtitan, .name = "torchtitan", .framework = "torchtitan",
        .claimsLine = torchtitanClaimsLine, .makeLineFormat = makeTorchtitanFormat},
       {.format = Format::LightningCsv, .name = "lightning-csv", .framework = "PyTorch Lightning",
-       .defaultSkipFirst = 0, .claimsLine = lightningCsvClaimsLine, .makeLineFormat = makeLightningCsvFormat},
-      {.format = Format::Mlperf, .name = "mlperf", .framework = "MLPerf Training", .defaultSkipFirst = 0,
+       .claimsLine = lightningCsvClaimsLine, .makeLineFormat = makeLightningCsvFormat},
+      {.format = Format::Mlperf, .name = "mlperf", .framework = "MLPerf Training",
        .claimsLine = mlperfClaimsLine, .makeLineFormat = makeMlperfFormat},
-      {.format = Format::DeepSpeed, .name = "deepspeed", .framework = "DeepSpeed", .defaultSkipFirst = 2,
-       .claimsLine = deepSpeedClaimsLine, .makeLineFormat = makeDeepSpeedFormat},
+      {.format = Format::DeepSpeed, .name = "deepspeed", .framework = "DeepSpeed",
+       .skipStepsUpTo = 2, .claimsLine = deepSpeedClaimsLine, .makeLineFormat = makeDeepSpeedFormat},
   }};
   return table;
 }

@@ -38,16 +38,19 @@ struct TrainerFile {
   std::optional<std::int64_t> maxSteps;
   std::optional<runs::ImportedSummary> summary;  ///< final log_history entry, or a results file's train_* keys
   std::optional<double> tokensSeen;              ///< num_input_tokens_seen beside that summary (all ranks)
+  std::int64_t records = 0;                      ///< training entries read into the sink
 };
 
 /// Builds JSON values as nlohmann's DOM parser does, except that the elements
 /// of the top-level "log_history" array go to `onEntry` one by one instead of
-/// into the array.
+/// into the array, and nesting deeper than kMaxJsonDepth is refused (its byte
+/// offset taken from `offset`, the stream's position) before it is built.
 class TrainerSax final : public nlohmann::json_sax<Json> {
  public:
   using EntryHandler = std::function<Status(const Json& entry, std::size_t index)>;
 
-  explicit TrainerSax(EntryHandler onEntry) : onEntry_(std::move(onEntry)) {}
+  TrainerSax(EntryHandler onEntry, std::function<std::uint64_t()> offset)
+      : onEntry_(std::move(onEntry)), offset_(std::move(offset)) {}
 
   bool null() override { return add(Json(nullptr)); }
   bool boolean(bool value) override { return add(Json(value)); }
@@ -58,6 +61,7 @@ class TrainerSax final : public nlohmann::json_sax<Json> {
   bool binary(binary_t& /*value*/) override { return true; }  // JSON text has no binary values
 
   bool start_object(std::size_t /*elements*/) override {
+    if (tooDeep()) return false;
     frames_.push_back(Frame{Json::object()});
     return true;
   }
@@ -68,6 +72,7 @@ class TrainerSax final : public nlohmann::json_sax<Json> {
   bool end_object() override { return close(); }
 
   bool start_array(std::size_t /*elements*/) override {
+    if (tooDeep()) return false;
     Frame frame{Json::array()};
     frame.history = frames_.size() == 1 && frames_.front().value.is_object() &&
                     frames_.front().key == "log_history";
@@ -86,6 +91,8 @@ class TrainerSax final : public nlohmann::json_sax<Json> {
 
   [[nodiscard]] Json& root() { return root_; }
   [[nodiscard]] const std::optional<Error>& entryError() const { return entryError_; }
+  /// The byte of the bracket that went deeper than kMaxJsonDepth, if one did.
+  [[nodiscard]] const std::optional<std::uint64_t>& tooDeepOffset() const { return tooDeepOffset_; }
   [[nodiscard]] std::uint64_t syntaxOffset() const { return syntaxOffset_; }
   [[nodiscard]] const std::string& syntaxReason() const { return syntaxReason_; }
 
@@ -124,7 +131,17 @@ class TrainerSax final : public nlohmann::json_sax<Json> {
     return add(std::move(value));
   }
 
+  bool tooDeep() {
+    if (frames_.size() < kMaxJsonDepth) return false;
+    // The parser has just read the bracket: it is the byte before the stream's position.
+    const std::uint64_t next = offset_();
+    tooDeepOffset_ = next > 0 ? next - 1 : 0;
+    return true;
+  }
+
   EntryHandler onEntry_;
+  std::function<std::uint64_t()> offset_;
+  std::optional<std::uint64_t> tooDeepOffset_;
   std::vector<Frame> frames_;
   Json root_;
   std::optional<Error> entryError_;
@@ -165,7 +182,7 @@ Status readNumber(const Json& object, std::string_view key, std::optional<double
   const auto it = object.find(key);
   if (it == object.end()) return {};
   if (!jsonNumber(*it, out)) {
-    return fail("expected a number for \"" + std::string(key) + "\", found '" + jsonSnippet(*it) + "'");
+    return fail("expected a number for \"" + std::string(key) + "\", found " + jsonFound(*it));
   }
   return {};
 }
@@ -246,9 +263,9 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
     // Trainer.log() always adds "step"; an entry without one was appended by
     // user code and has no place on the curve.
     if (stepIt == entry.end()) return {};
-    const auto step = jsonInteger(*stepIt);
-    if (!step || *step < 0) {
-      return fail("expected a whole step number for \"step\", found '" + jsonSnippet(*stepIt) + "'");
+    const auto step = jsonCount(*stepIt);
+    if (!step) {
+      return fail("expected a whole, non-negative step number for \"step\", found " + jsonFound(*stepIt));
     }
     runs::ImportedStep record;
     record.step = *step;
@@ -258,36 +275,41 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
       if (Status status = readNumber(entry, key, *target, fail); !status) return status;
     }
     sink.add(record);
+    ++out.records;
     return {};
-  });
+  }, [&buffer] { return buffer.offset(); });
 
   const bool parsed = Json::sax_parse(text, &sax);
   if (in.bad()) return makeError(ErrorKind::Io, file.string() + ": reading the file failed");
   if (!parsed) {
     if (sax.entryError()) return *sax.entryError();
+    if (const auto& deep = sax.tooDeepOffset()) {
+      return parseError(file, *deep, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                         " levels at byte " + std::to_string(*deep));
+    }
     return parseError(file, sax.syntaxOffset(),
                       "invalid JSON at byte " + std::to_string(sax.syntaxOffset()) + ": " + sax.syntaxReason());
   }
 
   const Json& root = sax.root();
   if (!root.is_object()) {
-    return parseError(file, 0, "expected a JSON object (trainer_state.json or train_results.json), found '" +
-                                   jsonSnippet(root) + "'");
+    return parseError(file, 0, "expected a JSON object (trainer_state.json or train_results.json), found " +
+                                   jsonFound(root));
   }
   const auto fail = [&file](std::string what) { return parseError(file, 0, std::move(what)); };
   const auto history = root.find("log_history");
   out.hasLogHistory = history != root.end();
   if (out.hasLogHistory && !history->is_array()) {
-    return fail("expected an array for \"log_history\", found '" + jsonSnippet(*history) + "'");
+    return fail("expected an array for \"log_history\", found " + jsonFound(*history));
   }
   for (const auto& [key, target] : {std::pair<std::string_view, std::optional<std::int64_t>*>{
                                         "global_step", &out.globalStep},
                                     {"max_steps", &out.maxSteps}}) {
     const auto it = root.find(key);
     if (it == root.end() || it->is_null()) continue;
-    *target = jsonInteger(*it);
+    *target = jsonCount(*it);
     if (!*target) {
-      return fail("expected a whole number for \"" + std::string(key) + "\", found '" + jsonSnippet(*it) + "'");
+      return fail("expected a whole, non-negative number for \"" + std::string(key) + "\", found " + jsonFound(*it));
     }
   }
   if (out.hasLogHistory) return {};
@@ -416,6 +438,25 @@ Status readHfTrainer(const std::filesystem::path& path, runs::ImportedRun& run, 
     // num_input_tokens_seen is gathered over all ranks: the job's tokens. The
     // runtime spans the whole train() call, evaluation and saving included.
     summary->tokensPerSecond = runs::ScopedRate{seen / runtime, runs::RateScope::Job};
+  }
+  // Neither a training entry nor any training summary key (an eval split's
+  // results, the unrelated all_results.json of accelerate's no_trainer
+  // scripts, a state logged before its first logging step): nothing of a
+  // training run to import, and the refusal says what is missing.
+  if (state.records == 0 && !summary) {
+    const std::string what =
+        state.hasLogHistory
+            ? "no train_runtime: no training throughput in this file (and no training entry in log_history)"
+            : "no train_runtime: no training throughput in this file (nor train_samples_per_second, "
+              "train_steps_per_second, train_loss or total_flos: an eval or predict split's results?)";
+    if (!fs::is_directory(path, error)) return parseError(path, 0, what);
+    std::string files;
+    for (const auto* file : {&stateFile, &resultsFile}) {
+      if (!*file) continue;
+      if (!files.empty()) files += " and ";
+      files += (*file)->filename().string();
+    }
+    return makeError(ErrorKind::Parse, path.string() + ": " + files + ": " + what);
   }
   run.summary = summary;
 

@@ -7,6 +7,7 @@
 // Several rows of one step (LearningRateMonitor logs apart from the module's
 // own metrics) become one record; rows with no training value (validation
 // rows: val_loss, epoch) are left out.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -56,6 +57,16 @@ bool splitCsv(std::string_view text, std::vector<std::string>& cells) {
   return true;
 }
 
+/// Whether `text` ends inside a quoted cell, given whether it starts inside
+/// one. Every quote toggles: a doubled quote inside a cell toggles twice, as
+/// splitCsv reads it, so the parity is splitCsv's state at the end. Lets a
+/// record spanning lines be scanned once per line and split once, when its
+/// last line closes the quote, instead of re-split at every line.
+bool endsQuoted(std::string_view text, bool quoted) {
+  const auto quotes = std::count(text.begin(), text.end(), '"');
+  return (quotes % 2 != 0) != quoted;
+}
+
 /// The header row: names only (no cell is a number, none is empty), one of
 /// them Lightning's own `step`.
 bool isHeader(const std::vector<std::string>& cells) {
@@ -86,21 +97,24 @@ class LightningCsvFormat final : public LineFormat {
       continued_ += '\n';
       continued_ += line;
       recordLine = continuedLine_;
-      if (!splitCsv(continued_, cells_)) {
+      if (endsQuoted(line, true)) {
         if (continued_.size() > kMaxRecordBytes) {
           return lineError(origin_, continuedLine_, "expected a closing quote, found none in " +
                                                         std::to_string(continued_.size()) + " bytes");
         }
         return {};
       }
+      splitCsv(continued_, cells_);  // the quote closed on this line: the record is whole
       continuing_ = false;
       continued_.clear();
-    } else if (!splitCsv(withoutBom(line), cells_)) {
+    } else if (endsQuoted(withoutBom(line), false)) {
       // A quoted cell with a line break in it: the record ends on a later line.
       continuing_ = true;
       continued_.assign(withoutBom(line));
       continuedLine_ = lineNumber;
       return {};
+    } else {
+      splitCsv(withoutBom(line), cells_);
     }
 
     // Another whole line came, so the row held back is complete.

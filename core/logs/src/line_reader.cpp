@@ -7,12 +7,23 @@
 // (event files, checkpoints, archives, safetensors) has one up front. Bytes
 // that are not UTF-8 are not refused: logs carry Latin-1 host names and
 // multi-byte characters cut by a truncation, and the parsers only match
-// ASCII keys. A binary file without an early NUL ends up as a line over
-// kMaxLineBytes, which is refused too.
+// ASCII keys.
+//
+// Line ends: "\n", "\r\n", and a lone '\r' — tqdm, the Trainer's and
+// Lightning's progress bars, redraws itself after a '\r', so one physical
+// line holds many bars and, often, another logger's line after the last one.
+// A '\r' that ends the buffer waits for the next chunk before it is known
+// whether a '\n' follows it.
+//
+// Long lines: a line over kMaxLineBytes is skipped and counted, like any
+// other program's line in a training log: its bytes are dropped as they
+// arrive, so the buffer stays bounded. (A binary file without an early NUL
+// then reads as lines no format claims.)
 #include "line_reader.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <system_error>
 
 namespace tb::logs::detail {
@@ -40,23 +51,61 @@ Expected<LineReader> LineReader::open(const std::filesystem::path& file) {
 bool LineReader::next(std::string_view& line) {
   if (error_) return false;
   while (true) {
-    const std::size_t newline = buffer_.find('\n', begin_);
-    if (newline != std::string::npos) {
-      const std::size_t length = newline - begin_;
-      if (length > kMaxLineBytes) break;  // reported below, with its line number
-      line = std::string_view(buffer_).substr(begin_, length);
-      begin_ = newline + 1;
+    const char* const unreadStart = buffer_.data() + begin_;
+    const std::size_t unread = buffer_.size() - begin_;
+    const auto* newline = static_cast<const char*>(std::memchr(unreadStart, '\n', unread));
+    const std::size_t newlineAt = newline != nullptr ? static_cast<std::size_t>(newline - unreadStart) : unread;
+    const auto* carriage = static_cast<const char*>(std::memchr(unreadStart, '\r', newlineAt));
+    std::optional<std::size_t> lineLength;  // where this line ends, if it is known to
+    std::size_t endLength = 1;
+    bool pendingCarriage = false;  // a '\r' ending the buffer: the next chunk says whether "\r\n"
+    if (carriage != nullptr) {
+      const auto at = static_cast<std::size_t>(carriage - unreadStart);
+      if (at + 1 < unread) {
+        lineLength = at;
+        if (unreadStart[at + 1] == '\n') endLength = 2;
+      } else if (eof_) {
+        lineLength = at;
+      } else {
+        pendingCarriage = true;
+      }
+    } else if (newline != nullptr) {
+      lineLength = newlineAt;
+    }
+
+    if (lineLength) {
+      const std::size_t length = *lineLength;
+      begin_ += length + endLength;
       ++lineNumber_;
+      if (skipping_ || length > kMaxLineBytes) {
+        skipping_ = false;
+        ++skippedLongLines_;
+        continue;
+      }
+      line = std::string_view(buffer_).substr(begin_ - length - endLength, length);
       return true;
     }
-    if (buffer_.size() - begin_ > kMaxLineBytes) break;
     if (eof_) {
+      if (skipping_ || unread > kMaxLineBytes) {
+        // A long line the file ends in, cut: skipped, and the file ended mid-line.
+        skipping_ = false;
+        begin_ = buffer_.size();
+        ++skippedLongLines_;
+        ++lineNumber_;
+        unterminated_ = true;
+        return false;
+      }
       if (begin_ == buffer_.size()) return false;
       line = std::string_view(buffer_).substr(begin_);
       begin_ = buffer_.size();
       unterminated_ = true;
       ++lineNumber_;
       return true;
+    }
+    if (unread - (pendingCarriage ? 1 : 0) > kMaxLineBytes) skipping_ = true;
+    if (skipping_) {
+      // Drop what arrived of the long line; keep a last '\r', its end.
+      begin_ = buffer_.size() - (pendingCarriage ? 1 : 0);
     }
     // Refill: keep the unread tail, append one chunk after it.
     buffer_.erase(0, begin_);
@@ -87,11 +136,6 @@ bool LineReader::next(std::string_view& line) {
     bytesRead_ += got;
     if (got < kChunkBytes || in_.eof()) eof_ = true;
   }
-  error_ = makeError(ErrorKind::Parse, file_.string() + ":" + std::to_string(lineNumber_ + 1) +
-                                           ": expected a text line of at most " +
-                                           std::to_string(kMaxLineBytes) +
-                                           " bytes, found a longer one (a binary file?)");
-  return false;
 }
 
 }  // namespace tb::logs::detail

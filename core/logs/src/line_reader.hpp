@@ -1,6 +1,6 @@
 // Reads a file line by line through a fixed buffer, so a multi-gigabyte log
-// is read in constant memory. A line longer than the bound is refused rather
-// than buffered without end.
+// is read in constant memory. A line longer than the bound is skipped (and
+// counted) rather than buffered without end.
 #pragma once
 
 #include <cstdint>
@@ -16,17 +16,24 @@ namespace tb::logs::detail {
 
 class LineReader {
  public:
-  /// Lines longer than this are an error (no log line of any supported
-  /// format comes close; a binary file does).
+  /// Lines longer than this are skipped, not given (no log line of any
+  /// supported format comes close; another program's dump in the same
+  /// stream may).
   static constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
   [[nodiscard]] static Expected<LineReader> open(const std::filesystem::path& file);
 
-  /// The next line without its '\n' (a '\r' stays: cleanLine removes it).
-  /// Returns false at the end of the file, or on an error (see error()).
+  /// The next line without its line end. A line ends at "\n", "\r\n" or a
+  /// lone '\r' (tqdm redraws its progress bar after a '\r': each redraw is a
+  /// line). Returns false at the end of the file, or on an error (see
+  /// error()).
   [[nodiscard]] bool next(std::string_view& line);
 
-  [[nodiscard]] std::uint64_t lineNumber() const noexcept { return lineNumber_; }  ///< 1-based, of the last line given
+  /// 1-based, of the last line given; skipped long lines count too, so the
+  /// numbers stay those of the file.
+  [[nodiscard]] std::uint64_t lineNumber() const noexcept { return lineNumber_; }
+  /// Lines over kMaxLineBytes skipped so far.
+  [[nodiscard]] std::uint64_t skippedLongLines() const noexcept { return skippedLongLines_; }
   [[nodiscard]] bool lastLineUnterminated() const noexcept { return unterminated_; }  ///< the file ended mid-line
   [[nodiscard]] const std::optional<Error>& error() const noexcept { return error_; }
   [[nodiscard]] std::uint64_t bytesRead() const noexcept { return bytesRead_; }
@@ -39,6 +46,8 @@ class LineReader {
   std::size_t begin_ = 0;  ///< start of the unread part of buffer_
   bool eof_ = false;
   bool unterminated_ = false;
+  bool skipping_ = false;  ///< inside a line over kMaxLineBytes, dropping it up to its end
+  std::uint64_t skippedLongLines_ = 0;
   std::uint64_t lineNumber_ = 0;
   std::uint64_t bytesRead_ = 0;
   std::optional<Error> error_;

@@ -8,7 +8,9 @@
 #include "tb/logs/log_import.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <fstream>
+#include <new>
 #include <system_error>
 
 #include "format_parser.hpp"
@@ -202,7 +204,7 @@ Expected<Target> resolve(const fs::path& path, const std::optional<Format>& forc
 // record waiting for its memory line, a row for its continuation) it hands
 // to that sink in finish().
 Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun& run,
-                 detail::StepCollector& collector, bool& endedMidLine) {
+                 detail::StepCollector& collector, bool& endedMidLine, std::vector<std::string>& notes) {
   auto reader = detail::LineReader::open(file);
   if (!reader) return std::move(reader).error();
   const std::unique_ptr<detail::LineFormat> format = spec.makeLineFormat(file.string());
@@ -219,7 +221,31 @@ Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun
   }
   if (reader->error()) return *reader->error();
   endedMidLine = reader->lastLineUnterminated();
-  return format->finish(run, endedMidLine);
+  Status finished = format->finish(run, endedMidLine);
+  notes = format->notes();
+  if (const std::uint64_t skipped = reader->skippedLongLines(); skipped > 0) {
+    notes.push_back(std::to_string(skipped) + (skipped == 1 ? " line" : " lines") + " longer than " +
+                    std::to_string(detail::LineReader::kMaxLineBytes) +
+                    " bytes skipped (no line of a training-log format is that long)");
+  }
+  return finished;
+}
+
+// Reads the target through its format. Every parser turns bad input into a
+// Parse error naming the file and the line or byte; this is the last guard
+// of the rule that no exception leaves importLog, whatever a library below
+// a parser throws.
+Status readTarget(const FormatSpec& spec, const fs::path& path, runs::ImportedRun& run,
+                  detail::StepCollector& collector, bool& endedMidLine, std::vector<std::string>& notes) {
+  try {
+    return isDocument(spec) ? spec.readDocument(path, run, collector)
+                            : readLines(spec, path, run, collector, endedMidLine, notes);
+  } catch (const std::bad_alloc&) {
+    return makeError(ErrorKind::Runtime, path.string() + ": out of memory while reading");
+  } catch (const std::exception& e) {
+    return makeError(ErrorKind::Parse, path.string() + ": expected a readable " + std::string(spec.name) +
+                                           " file, found content the reader could not take (" + e.what() + ")");
+  }
 }
 
 void addPartialReason(runs::ImportedRun& run, const std::string& reason) {
@@ -263,15 +289,20 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
   run.source = target->path.string();
   run.format = std::string(spec.name);
   run.framework = std::string(spec.framework);  // a reader may name it more precisely
-  detail::StepCollector collector(options.skipFirst.value_or(spec.defaultSkipFirst));
+  // --skip-first N counts records; without it, the framework's own warm-up.
+  detail::StepCollector collector(options.skipFirst ? detail::WarmUp{*options.skipFirst, std::nullopt}
+                                                    : detail::WarmUp{0, spec.skipStepsUpTo});
   bool endedMidLine = false;
-  const Status read = isDocument(spec) ? spec.readDocument(target->path, run, collector)
-                                       : readLines(spec, target->path, run, collector, endedMidLine);
+  std::vector<std::string> notes;
+  const Status read = readTarget(spec, target->path, run, collector, endedMidLine, notes);
   if (!read) return read.error();
   collector.moveInto(run);
-  if (run.records == 0 && !run.summary)
-    return makeError(ErrorKind::Parse, target->path.string() + ": expected " + std::string(spec.name) +
-                                           " training records, found none");
+  if (run.records == 0 && !run.summary) {
+    std::string message = target->path.string() + ": expected " + std::string(spec.name) +
+                          " training records, found none";
+    if (!notes.empty()) message += " (" + joinList(notes, "; ") + ")";
+    return makeError(ErrorKind::Parse, message);
+  }
 
   // What the file lacked is the file's, so it is taken before the options
   // fill in; the options then win over what the file says.
@@ -305,6 +336,7 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
   detail::DerivedMedians derived = detail::deriveMedians(collector, run.summary, factors);
   out.medians = derived.medians;
   out.hints = std::move(derived.hints);
+  out.hints.insert(out.hints.end(), notes.begin(), notes.end());
   out.skippedRecords = collector.skippedRecords();
   out.peakMemoryBytes = collector.peakMemoryBytes();
   return out;

@@ -45,6 +45,16 @@ std::optional<double> finite(double value) {
   return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
 }
 
+/// A value that converts to std::int64_t exactly: finite, whole, not
+/// negative and below 2^53 (nan, inf and 1e300 would make the cast undefined).
+bool isWholeCount(double value) {
+  return std::isfinite(value) && value >= 0.0 && value == std::floor(value) && value < 9.0e15;
+}
+
+/// More ranks than this is no real job's world size (the largest runs have
+/// tens of thousands); it is not narrowed to int but left unread.
+constexpr long long kMaxWorldSize = 1LL << 24;
+
 /// The head of an iteration line: `iteration N/ M |`.
 enum class HeadKind : std::uint8_t { NotOurs, Malformed, Iteration };
 struct IterationHead {
@@ -64,6 +74,11 @@ HeadKind readHead(std::string_view line, IterationHead& head) {
   // "iteration 100 done" and the like are someone else's words.
   const auto tokenEnd = text.find_first_of(" \t|");
   if (text.substr(0, tokenEnd).find('/') == std::string_view::npos) return HeadKind::NotOurs;
+  // And only a line with Megatron's `| key: value` fields after the head can
+  // be a malformed one of Megatron's: another program's "iteration 3/5:
+  // loss 1.2" is skipped like any other logger's line.
+  const auto bar = text.find('|');
+  if (bar == std::string_view::npos || text.find(':', bar) == std::string_view::npos) return HeadKind::NotOurs;
   const auto iteration = takeDigits(text);
   if (!iteration || text.empty() || text.front() != '/') return HeadKind::Malformed;
   text = skipBlanks(text.substr(1));
@@ -218,7 +233,7 @@ class MegatronFormat final : public LineFormat {
         if (auto v = number()) step.learningRate = finite(*v);
       } else if (key == "global batch size") {
         if (auto v = number()) {
-          if (*v >= 1.0 && *v == std::floor(*v)) {
+          if (isWholeCount(*v) && *v >= 1.0) {
             step.globalBatch = static_cast<std::int64_t>(*v);
           } else {
             badKey = key;
@@ -243,7 +258,14 @@ class MegatronFormat final : public LineFormat {
           if (auto rate = finite(*v)) step.samplesPerSecond = runs::ScopedRate{*rate, runs::RateScope::Job};
         }
       } else if (deepSpeedFork_ && key == "actual seqlen") {
-        if (auto v = number()) state_.actualSeqlen.see(static_cast<std::int64_t>(*v));
+        if (auto v = number()) {
+          if (isWholeCount(*v) && *v >= 1.0) {
+            state_.actualSeqlen.see(static_cast<std::int64_t>(*v));
+          } else {
+            badKey = key;
+            badValue = field.value;
+          }
+        }
       }
       // Any other key (loss scale, consumed samples, num zeros, energy,
       // MoE losses, a fork's own fields) is not a step value: ignored.
@@ -343,7 +365,9 @@ class MegatronFormat final : public LineFormat {
     // "None" (train_iters when --train-samples is used) is no value.
     const auto number = parseUnsigned(value);
     if (!number) return;
-    if (key == "world_size") state_.worldSize = *number;
+    if (key == "world_size") {
+      if (*number >= 1 && *number < kMaxWorldSize) state_.worldSize = *number;
+    }
     else if (key == "seq_length") state_.sequenceLength = *number;
     else if (key == "global_batch_size") state_.globalBatch = *number;
     else if (key == "train_iters") state_.trainIters = *number;

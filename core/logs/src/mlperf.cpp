@@ -9,18 +9,19 @@
 //
 // Time to train is run_stop's time_ms minus run_start's. Throughput is not a
 // standard key: NVIDIA's submissions log `tracked_stats` with
-// {"throughput": x}, which NVIDIA/mlperf-common recommends to be samples per
-// second, and which NVIDIA's NeMo-based callbacks compute for the whole job
-// (samples of every rank over the wall time) — except GPT-3's, which count
-// consumed tokens (compute_consumed_mllog_tokens: samples × seq_length), so
-// there it is tokens per second. Its step is the callback's own counter:
-// samples (or tokens) consumed.
+// {"throughput": x} (sometimes with train_step_time), whose units the
+// reference gives as benchmark-specific. Neither is imported (a samples/s or
+// tokens/s taken from them would be a guess); notes() says so, and the
+// importer lists the rates as missing. What a tracked_stats line carries in
+// a unit its name states — NeMo's `train_step_timing in s`, the loss — is a
+// record at the callback's own step (NVIDIA: samples or tokens consumed).
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -64,7 +65,8 @@ class MlperfFormat final : public LineFormat {
     if (!record) {
       held_->error = lineError(origin_, lineNumber,
                                "expected a JSON record after ':::MLLOG ', found '" +
-                                   std::string(text->substr(0, 60)) + "' (" + problem.reason + ")");
+                                   std::string(text->substr(0, 60)) + "' (byte " + std::to_string(problem.byte) +
+                                   " of the record: " + problem.reason + ")");
     } else {
       held_->record = std::move(*record);
     }
@@ -100,6 +102,17 @@ class MlperfFormat final : public LineFormat {
     return {};
   }
 
+  [[nodiscard]] std::vector<std::string> notes() const override {
+    std::vector<std::string> out;
+    if (sawThroughput_) {
+      out.emplace_back("tracked_stats throughput is not imported: MLPerf throughput units are benchmark-specific");
+    }
+    if (sawTrainStepTime_) {
+      out.emplace_back("tracked_stats train_step_time is not imported: its unit is not documented");
+    }
+    return out;
+  }
+
  private:
   struct Held {
     std::uint64_t line = 0;
@@ -107,12 +120,11 @@ class MlperfFormat final : public LineFormat {
     Json record;
   };
 
-  /// One tracked_stats step being gathered (a callback may log throughput
-  /// and timing for the same step on separate lines).
+  /// One tracked_stats step being gathered (a callback may log timing and
+  /// loss for the same step on separate lines).
   struct Tracked {
     std::int64_t step = 0;
-    std::optional<double> throughput;
-    std::optional<double> stepTimeSeconds;
+    std::optional<double> stepTimeSeconds;  ///< "train_step_timing in s"
     std::optional<double> loss;
   };
 
@@ -126,10 +138,11 @@ class MlperfFormat final : public LineFormat {
 
   Status apply(const Json& record, std::uint64_t line) {
     const auto fail = [&](const std::string& what) { return lineError(origin_, line, what); };
-    if (!record.is_object()) return fail("expected an MLLOG object, found '" + jsonSnippet(record) + "'");
+    if (!record.is_object()) return fail("expected an MLLOG object, found " + jsonFound(record));
     const auto keyIt = record.find("key");
     if (keyIt == record.end() || !keyIt->is_string()) {
-      return fail("expected a string \"key\" in the MLLOG record, found '" + jsonSnippet(record) + "'");
+      return fail("expected a string \"key\" in the MLLOG record, found " +
+                  (keyIt == record.end() ? std::string("none") : jsonFound(*keyIt)));
     }
     const std::string& key = keyIt->get_ref<const std::string&>();
     const Json none;
@@ -142,8 +155,8 @@ class MlperfFormat final : public LineFormat {
       std::optional<double> timeMs;
       const auto timeIt = record.find("time_ms");
       if (timeIt == record.end() || !jsonNumber(*timeIt, timeMs) || !timeMs) {
-        return fail("expected a number for \"time_ms\" of " + key + ", found '" +
-                    (timeIt == record.end() ? std::string("nothing") : jsonSnippet(*timeIt)) + "'");
+        return fail("expected a number for \"time_ms\" of " + key + ", found " +
+                    (timeIt == record.end() ? std::string("nothing") : jsonFound(*timeIt)));
       }
       // A file with several runs (seeds one after another) gives the first.
       if (key == "run_start" && !runStartMs_) runStartMs_ = timeMs;
@@ -155,16 +168,18 @@ class MlperfFormat final : public LineFormat {
         }
       }
     } else if (key == "global_batch_size") {
-      const auto batch = jsonInteger(value);
-      if (!batch || *batch <= 0) return fail("expected a whole number for global_batch_size, found '" + jsonSnippet(value) + "'");
+      const auto batch = jsonCount(value);
+      if (!batch || *batch <= 0) {
+        return fail("expected a whole number for global_batch_size, found " + jsonFound(value));
+      }
       globalBatch_ = batch;
     } else if (key == "max_sequence_length") {
       // Logged by the LLM benchmarks (GPT-3: encoder_seq_length): tokens per sample.
-      const auto length = jsonInteger(value);
-      if (!length || *length <= 0) return fail("expected a whole number for max_sequence_length, found '" + jsonSnippet(value) + "'");
+      const auto length = jsonCount(value);
+      if (!length || *length <= 0) {
+        return fail("expected a whole number for max_sequence_length, found " + jsonFound(value));
+      }
       sequenceLength_ = length;
-    } else if (key == "submission_benchmark") {
-      if (value.is_string()) benchmark_ = value.get<std::string>();
     } else if (key == "tracked_stats") {
       return track(value, metadata, fail);
     }
@@ -173,36 +188,41 @@ class MlperfFormat final : public LineFormat {
 
   template <class Fail>
   Status track(const Json& value, const Json& metadata, const Fail& fail) {
-    if (!value.is_object()) return fail("expected an object for the tracked_stats value, found '" + jsonSnippet(value) + "'");
+    if (!value.is_object()) return fail("expected an object for the tracked_stats value, found " + jsonFound(value));
+    // Read for what they are, not imported: their units are the benchmark's.
+    sawThroughput_ = sawThroughput_ || value.contains("throughput");
+    sawTrainStepTime_ = sawTrainStepTime_ || value.contains("train_step_time");
     Tracked tracked;
     bool any = false;
     for (const auto& [name, target] :
-         {std::pair<std::string_view, std::optional<double>*>{"throughput", &tracked.throughput},
-          {"train_step_time", &tracked.stepTimeSeconds},           // seconds (time.time() deltas)
-          {"train_step_timing in s", &tracked.stepTimeSeconds},    // NeMo's TimingCallback name
+         {std::pair<std::string_view, std::optional<double>*>{"train_step_timing in s", &tracked.stepTimeSeconds},
           {"reduced_train_loss", &tracked.loss}}) {
       const auto it = value.find(name);
       if (it == value.end()) continue;
       if (!jsonNumber(*it, *target)) {
-        return fail("expected a number for tracked_stats \"" + std::string(name) + "\", found '" +
-                    jsonSnippet(*it) + "'");
+        return fail("expected a number for tracked_stats \"" + std::string(name) + "\", found " + jsonFound(*it));
       }
       any = any || target->has_value();
     }
     ++trackedLines_;
-    if (!any) return {};  // other tracked figures (staging_duration, …)
+    if (!any) return {};  // throughput only, other tracked figures (staging_duration, …)
     // The step as the callback logged it (NVIDIA: samples consumed); an
     // epoch where that is what the benchmark counts; else the line's rank.
     std::optional<std::int64_t> step;
     if (metadata.is_object()) {
       for (const char* name : {"step", "epoch_num"}) {
         const auto it = metadata.find(name);
-        if (it != metadata.end() && (step = jsonInteger(*it))) break;
+        if (it == metadata.end() || !it->is_number()) continue;
+        step = jsonCount(*it);
+        if (!step) {
+          return fail("expected a whole, non-negative step number for metadata \"" + std::string(name) +
+                      "\", found " + jsonFound(*it));
+        }
+        break;
       }
     }
     tracked.step = step ? *step : trackedLines_;
     if (pending_ && pending_->step == tracked.step) {
-      if (tracked.throughput) pending_->throughput = tracked.throughput;
       if (tracked.stepTimeSeconds) pending_->stepTimeSeconds = tracked.stepTimeSeconds;
       if (tracked.loss) pending_->loss = tracked.loss;
       return {};
@@ -218,14 +238,6 @@ class MlperfFormat final : public LineFormat {
     record.step = pending_->step;
     record.loss = pending_->loss;
     record.stepTimeSeconds = pending_->stepTimeSeconds;
-    if (pending_->throughput) {
-      const runs::ScopedRate rate{*pending_->throughput, runs::RateScope::Job};
-      if (benchmark_ == "gpt3") {
-        record.tokensPerSecond = rate;
-      } else {
-        record.samplesPerSecond = rate;
-      }
-    }
     sink_->add(record);
     pending_.reset();
   }
@@ -243,7 +255,8 @@ class MlperfFormat final : public LineFormat {
   std::string stopStatus_;
   std::optional<std::int64_t> globalBatch_;
   std::optional<std::int64_t> sequenceLength_;
-  std::string benchmark_;
+  bool sawThroughput_ = false;
+  bool sawTrainStepTime_ = false;
 };
 
 }  // namespace

@@ -143,8 +143,7 @@ class NemoFormat final : public LineFormat {
       }
     });
     if (held.error) return;
-    held.step = held.metrics.globalStep ? *held.metrics.globalStep : prefix.iteration;
-    held.record = held.metrics.hasTrainingValue();
+    held.record = held.metrics.hasTrainingValue();  // its step: consoleStep(), once the form is known
   }
 
   void readDllogger(std::string_view text, Held& held) const {
@@ -158,8 +157,7 @@ class NemoFormat final : public LineFormat {
       return;
     }
     if (!document->is_object()) {
-      held.error = lineError(origin_, held.line,
-                             "expected a JSON object after 'DLLL ', found '" + jsonSnippet(*document) + "'");
+      held.error = lineError(origin_, held.line, "expected a JSON object after 'DLLL ', found " + jsonFound(*document));
       return;
     }
     // METADATA lines describe a metric; LOG lines with step "PARAMETER" hold
@@ -168,14 +166,19 @@ class NemoFormat final : public LineFormat {
     if (type == document->end() || *type != "LOG") return;
     const auto stepIt = document->find("step");
     if (stepIt == document->end()) return;
-    const auto step = jsonInteger(*stepIt);
-    if (!step) return;
+    // "PARAMETER" and [] are no step; a number must be a step count.
+    if (!stepIt->is_number()) return;
+    const auto step = jsonCount(*stepIt);
+    if (!step) {
+      held.error = lineError(origin_, held.line,
+                             "expected a whole, non-negative step number for \"step\", found " + jsonFound(*stepIt));
+      return;
+    }
     const auto data = document->find("data");
     if (data == document->end() || !data->is_object()) {
-      held.error = lineError(origin_, held.line, "expected an object for \"data\", found '" +
-                                                     (data == document->end() ? std::string("nothing")
-                                                                              : jsonSnippet(*data)) +
-                                                     "'");
+      held.error = lineError(origin_, held.line,
+                             "expected an object for \"data\", found " +
+                                 (data == document->end() ? std::string("nothing") : jsonFound(*data)));
       return;
     }
     for (const auto& item : data->items()) {
@@ -184,15 +187,14 @@ class NemoFormat final : public LineFormat {
       std::optional<double> value;
       if (!jsonNumber(item.value(), value)) {
         held.error = lineError(origin_, held.line,
-                               "expected a number for \"" + item.key() + "\", found '" +
-                                   jsonSnippet(item.value()) + "'");
+                               "expected a number for \"" + item.key() + "\", found " + jsonFound(item.value()));
         return;
       }
       if (!value) continue;
       if (!setNemoMetric(info, *value, held.metrics)) {
         held.error = lineError(origin_, held.line,
-                               "expected a whole step number for \"" + item.key() + "\", found '" +
-                                   jsonSnippet(item.value()) + "'");
+                               "expected a whole step number for \"" + item.key() + "\", found " +
+                                   jsonFound(item.value()));
         return;
       }
     }
@@ -206,7 +208,10 @@ class NemoFormat final : public LineFormat {
     held_.reset();
     if (held.error) return *held.error;
     if (!held.record) return {};
-    if (held.console) observeConsole(*held.console, held.metrics);
+    if (held.console) {
+      observeConsole(*held.console, held.metrics);
+      held.step = consoleStep(*held.console, held.metrics);
+    }
     // LearningRateMonitor and the module log apart: records of one step merge.
     records_.add(held.metrics, held.step, sink_);
     return {};
@@ -218,6 +223,19 @@ class NemoFormat final : public LineFormat {
     lastIteration_ = prefix.iteration;
     total_ = prefix.total;
     if (metrics.globalStep && !iterationOffset_) iterationOffset_ = prefix.iteration - *metrics.globalStep;
+  }
+
+  // The console record's step is n, the optimizer steps done, as Megatron's
+  // iteration, torchtitan's step and the Trainer's global_step count them
+  // (so curves line up, and the last record of a finished run is the planned
+  // count): global_step + 1, since global_step is logged before the step.
+  // Without global_step, the iteration in the form an earlier line showed;
+  // with no such line the form is unknown and the iteration is taken as
+  // printed.
+  [[nodiscard]] std::int64_t consoleStep(const ConsolePrefix& prefix, const NemoMetrics& metrics) const {
+    if (metrics.globalStep) return *metrics.globalStep + 1;
+    if (iterationOffset_ == 0) return prefix.iteration + 1;
+    return prefix.iteration;
   }
 
   // ProgressPrinter prints `iteration {n-1}/{total-1}` in earlier NeMo 2

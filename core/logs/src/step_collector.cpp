@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <string_view>
 
@@ -103,12 +104,9 @@ std::size_t MedianInput::retainedBytes() const noexcept {
 
 // --- StepCollector ----------------------------------------------------------
 
-StepCollector::StepCollector(int skipFirst) : skipFirst_(std::max(0, skipFirst)) {
+StepCollector::StepCollector(const WarmUp& warmUp) : warmUp_(warmUp) {
+  warmUp_.records = std::max(0, warmUp_.records);
   kept_.reserve(kMaxKeptSteps);
-}
-
-int StepCollector::skippedRecords() const noexcept {
-  return static_cast<int>(std::min<std::int64_t>(records_, skipFirst_));
 }
 
 void StepCollector::add(const runs::ImportedStep& step) {
@@ -135,7 +133,12 @@ void StepCollector::add(const runs::ImportedStep& step) {
   seen_.globalBatch |= step.globalBatch.has_value();
 
   if (index % stride_ == 0) keepForCurve(step);
-  if (index >= skipFirst_) addToMedians(step);
+  const bool warmUp = warmUp_.stepsUpTo ? step.step <= *warmUp_.stepsUpTo : index < warmUp_.records;
+  if (!warmUp) {
+    addToMedians(step);
+  } else if (skippedRecords_ < std::numeric_limits<int>::max()) {
+    ++skippedRecords_;
+  }
 }
 
 void StepCollector::keepForCurve(const runs::ImportedStep& step) {
@@ -339,9 +342,17 @@ DerivedMedians deriveMedians(const StepCollector& collector, const std::optional
                              f, hints);
   m.mfu = med(MedianSeries::Mfu);
 
-  if (collector.records() > 0 && collector.skippedRecords() == collector.records() && collector.skipFirst() > 0)
-    hints.push_back("all " + std::to_string(collector.records()) + " records are warm-up under --skip-first " +
-                    std::to_string(collector.skipFirst()) + ": a smaller --skip-first leaves some for the medians");
+  if (collector.records() > 0 && collector.skippedRecords() == collector.records()) {
+    const WarmUp& warmUp = collector.warmUp();
+    if (warmUp.stepsUpTo) {
+      hints.push_back("all " + std::to_string(collector.records()) + " records are warm-up (steps up to " +
+                      std::to_string(*warmUp.stepsUpTo) +
+                      ", which the framework itself leaves out): --skip-first 0 keeps them");
+    } else {
+      hints.push_back("all " + std::to_string(collector.records()) + " records are warm-up under --skip-first " +
+                      std::to_string(warmUp.records) + ": a smaller --skip-first leaves some for the medians");
+    }
+  }
   return out;
 }
 

@@ -89,12 +89,23 @@ struct FieldsSeen {
   bool globalBatch = false;
 };
 
+/// What the medians leave out as warm-up: the first `records` records
+/// (--skip-first N counts records), or, where `stepsUpTo` is given, the
+/// records whose step is at most that (the framework's own rule, a
+/// FormatSpec's skipStepsUpTo).
+struct WarmUp {
+  int records = 0;
+  std::optional<std::int64_t> stepsUpTo;
+};
+
 class StepCollector final : public StepSink {
  public:
   static constexpr std::size_t kMaxKeptSteps = 4096;
 
   /// Records before `skipFirst` count and join the curve but not the medians.
-  explicit StepCollector(int skipFirst);
+  explicit StepCollector(int skipFirst) : StepCollector(WarmUp{skipFirst, std::nullopt}) {}
+  /// Warm-up records count and join the curve but not the medians.
+  explicit StepCollector(const WarmUp& warmUp);
 
   void add(const runs::ImportedStep& step) override;
 
@@ -104,9 +115,9 @@ class StepCollector final : public StepSink {
   void moveInto(runs::ImportedRun& run);
 
   [[nodiscard]] std::int64_t records() const noexcept { return records_; }
-  [[nodiscard]] int skipFirst() const noexcept { return skipFirst_; }
+  [[nodiscard]] const WarmUp& warmUp() const noexcept { return warmUp_; }
   /// Warm-up records actually left out (fewer when the file had fewer).
-  [[nodiscard]] int skippedRecords() const noexcept;
+  [[nodiscard]] int skippedRecords() const noexcept { return skippedRecords_; }
   [[nodiscard]] const FieldsSeen& seen() const noexcept { return seen_; }
   /// The largest memoryBytes of any record.
   [[nodiscard]] std::optional<double> peakMemoryBytes() const noexcept { return peakMemory_; }
@@ -130,7 +141,8 @@ class StepCollector final : public StepSink {
   void addToMedians(const runs::ImportedStep& step);
   void addSeries(MedianSeries which, double value) { series_[static_cast<std::size_t>(which)].add(value); }
 
-  int skipFirst_ = 0;
+  WarmUp warmUp_;
+  int skippedRecords_ = 0;
   std::int64_t records_ = 0;
   std::int64_t stride_ = 1;
   std::vector<runs::ImportedStep> kept_;

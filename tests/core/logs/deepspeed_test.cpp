@@ -12,6 +12,8 @@
 // fixtures are built from the same lines.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -347,6 +349,53 @@ TEST(DeepSpeedImport, DetectsAndImportsAFixture) {
   ASSERT_EQ(run.steps.size(), 2U);
   EXPECT_DOUBLE_EQ(run.steps[1].samplesPerSecond->value, 224.01234567890123);
   EXPECT_FALSE(run.partial);
+  // DeepSpeed's own warm-up is its global steps 1 and 2, not its first two
+  // printed records (steps 10 and 20 here): both count.
+  EXPECT_EQ(imported->skippedRecords, 0);
+  ASSERT_TRUE(imported->medians.samplesPerSecond.has_value());
+  EXPECT_DOUBLE_EQ(*imported->medians.samplesPerSecond, (222.88787331278564 + 224.01234567890123) / 2);
+}
+
+// A DeepSpeed log with steps_per_print 1: records for global steps 1 to 4.
+std::string everyStepLog() {
+  std::string text;
+  for (int step = 1; step <= 4; ++step) {
+    const std::string n = std::to_string(step);
+    text += "[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank 0] step=" + n +
+            ", skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n";
+    text += "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] epoch=0/micro_step=" + n + "/global_step=" + n +
+            ", RunningAvgSamplesPerSec=" + (step <= 2 ? std::string("-inf") : std::to_string(step * 10)) +
+            ", CurrSamplesPerSec=" + std::to_string(step * 10) + ".0, MemAllocated=0.07GB, MaxMemAllocated=1.36GB\n";
+  }
+  return text;
+}
+
+TEST(DeepSpeedImport, TheDefaultWarmUpIsGlobalStepsOneAndTwo) {
+  const auto dir = std::filesystem::temp_directory_path() / "tb_deepspeed_warm_up";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "ds.log";
+  std::ofstream(path) << everyStepLog();
+  const auto imported = importLog(path);
+  ImportOptions none;
+  none.skipFirst = 0;
+  const auto all = importLog(path, none);
+  ImportOptions one;
+  one.skipFirst = 1;
+  const auto afterOne = importLog(path, one);
+  std::filesystem::remove_all(dir);
+
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->run.format, "deepspeed");
+  EXPECT_EQ(imported->run.records, 4);
+  EXPECT_EQ(imported->skippedRecords, 2);  // the records of steps 1 and 2
+  EXPECT_DOUBLE_EQ(*imported->medians.samplesPerSecond, (30.0 + 40.0) / 2);
+  // --skip-first N counts records, whatever their steps.
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->skippedRecords, 0);
+  EXPECT_DOUBLE_EQ(*all->medians.samplesPerSecond, (20.0 + 30.0) / 2);
+  ASSERT_TRUE(afterOne.ok()) << afterOne.error().message;
+  EXPECT_EQ(afterOne->skippedRecords, 1);
+  EXPECT_DOUBLE_EQ(*afterOne->medians.samplesPerSecond, 30.0);
 }
 
 TEST(DeepSpeedImport, TruncatedLogKeepsTheWholeLinesAndIsPartial) {

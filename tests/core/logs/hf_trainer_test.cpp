@@ -9,9 +9,13 @@
 // the oldest key set of trainer_callback.py @ 01081ce2; json.dumps's NaN and
 // Infinity; an output_dir holding only checkpoints.
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -107,13 +111,59 @@ TEST(HfTrainer, TrainTokensPerSecondIsPerDevice) {
   EXPECT_DOUBLE_EQ(*r.run.summary->samplesPerSecond, 64.0);
 }
 
-TEST(HfTrainer, ResultsWithoutTrainRuntimeHaveNoThroughput) {
-  // accelerate's no_trainer scripts write an unrelated all_results.json.
-  const Read r = read(fixture("hf-trainer/all_results_no_trainer.json"));
-  ASSERT_TRUE(r.status.ok()) << r.status.error().message;
-  EXPECT_TRUE(r.steps.empty());
-  EXPECT_FALSE(r.run.summary);
-  EXPECT_FALSE(r.run.partial);
+TEST(HfTrainer, ResultsWithoutTrainRuntimeAreRefusedSayingSo) {
+  // accelerate's no_trainer scripts write an unrelated all_results.json: no
+  // training entry, no train_* key, nothing of a training run.
+  const auto path = fixture("hf-trainer/all_results_no_trainer.json");
+  const Read r = read(path);
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
+  EXPECT_EQ(r.status.error().message.rfind(path.string() + ":1: no train_runtime: no training throughput in this file",
+                                           0),
+            0U)
+      << r.status.error().message;
+  // Through the importer: the same refusal, not "found none".
+  const auto imported = importLog(path);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_NE(imported.error().message.find("no train_runtime: no training throughput in this file"),
+            std::string::npos)
+      << imported.error().message;
+}
+
+TEST(HfTrainer, StateWithOnlyEvalEntriesIsRefusedSayingSo) {
+  const auto dir = std::filesystem::temp_directory_path() / "tb_hf_trainer_eval_only";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "trainer_state.json";
+  std::ofstream(path) << "{\n  \"global_step\": 20,\n  \"log_history\": [\n    {\n      \"epoch\": 1.0,\n"
+                         "      \"eval_loss\": 2.5,\n      \"eval_runtime\": 3.0,\n      \"step\": 20\n    }\n  ],\n"
+                         "  \"max_steps\": 20\n}\n";
+  const Read r = read(path);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.error().message.find("trainer_state.json:1: no train_runtime: no training throughput in this "
+                                          "file (and no training entry in log_history)"),
+            std::string::npos)
+      << r.status.error().message;
+}
+
+TEST(HfTrainer, ASummaryWithoutTrainRuntimeImportsWithoutThroughput) {
+  // A results file with train_loss but no train_runtime: a run, no rates.
+  const auto dir = std::filesystem::temp_directory_path() / "tb_hf_trainer_no_runtime";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "train_results.json";
+  std::ofstream(path) << "{\n    \"epoch\": 3.0,\n    \"train_loss\": 0.97\n}";
+  const auto imported = importLog(path);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->run.records, 0);
+  ASSERT_TRUE(imported->run.summary);
+  EXPECT_DOUBLE_EQ(*imported->run.summary->loss, 0.97);
+  EXPECT_FALSE(imported->medians.samplesPerSecond);
+  EXPECT_FALSE(imported->medians.stepTimeSeconds);
+  EXPECT_EQ(imported->missing,
+            (std::vector<std::string>{"learning_rate", "grad_norm", "step_time_s", "samples_per_s", "tokens_per_s",
+                                      "tflops_per_gpu", "mfu", "memory", "world_size", "global_batch",
+                                      "sequence_length"}));
 }
 
 TEST(HfTrainer, OldestKeySetWithoutGradNorm) {
@@ -202,6 +252,26 @@ TEST(HfTrainer, WrongTypeNamesTheEntryAndKey) {
   EXPECT_NE(message.find("1.7?"), std::string::npos) << message;
 }
 
+TEST(HfTrainer, DeepNestingIsRefusedWithItsByteBeforeItIsBuilt) {
+  // 500,000 '[' in a loss: refused at the 257th level, never built or printed.
+  const auto dir = std::filesystem::temp_directory_path() / "tb_hf_trainer_deep";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "trainer_state.json";
+  const std::string head = "{\n  \"log_history\": [\n    {\"loss\": ";
+  std::ofstream(path) << head << std::string(500000, '[') << std::string(500000, ']') << "}\n  ]\n}\n";
+  const Read r = read(path);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
+  const std::string& message = r.status.error().message;
+  // The file, line 3, and the byte of the bracket that went one too deep:
+  // the root object, log_history, the entry, then 254 of the loss's arrays.
+  const std::size_t byte = head.size() + 253;
+  EXPECT_NE(message.find("trainer_state.json:3: JSON nested deeper than 256 levels at byte " + std::to_string(byte)),
+            std::string::npos)
+      << message;
+}
+
 TEST(HfTrainer, FolderWithoutTrainerFilesIsNotFound) {
   const auto folder = std::filesystem::temp_directory_path() / "tb_hf_trainer_empty_folder";
   std::filesystem::create_directories(folder);
@@ -241,6 +311,58 @@ TEST(PythonJson, LiteralsAcrossBlockBoundariesAreRewrittenOutsideStrings) {
   EXPECT_TRUE(std::isnan(*value));
   ASSERT_TRUE(detail::jsonNumber(document[4], value));
   EXPECT_DOUBLE_EQ(*value, -1.5);
+}
+
+TEST(PythonJson, ANumberOutOfRangeIsAnErrorNotAnException) {
+  // nlohmann's DOM parser throws out_of_range (406) for 1e999.
+  detail::JsonTextError problem;
+  const auto document = detail::parsePythonJson(R"({"loss": 1e999})", problem);
+  EXPECT_FALSE(document.has_value());
+  EXPECT_NE(problem.reason.find("number overflow parsing '1e999'"), std::string::npos) << problem.reason;
+  EXPECT_EQ(problem.byte, 13U);  // the last byte of the number
+}
+
+TEST(PythonJson, DeepNestingIsAnErrorWithItsByte) {
+  detail::JsonTextError problem;
+  const std::string text = R"({"data": )" + std::string(500000, '[') + std::string(500000, ']') + "}";
+  EXPECT_FALSE(detail::parsePythonJson(text, problem).has_value());
+  EXPECT_EQ(problem.reason, "JSON nested deeper than 256 levels");
+  EXPECT_EQ(problem.byte, 9U + 255U);  // the object is level 1, the 256th '[' level 257
+  // Brackets inside strings do not count.
+  const std::string quoted = "{\"a\": \"" + std::string(1000, '[') + "\"}";
+  EXPECT_TRUE(detail::parsePythonJson(quoted, problem).has_value());
+}
+
+TEST(PythonJson, CountsAreWholeNonNegativeAndBelowTwoToThe63) {
+  using nlohmann::json;
+  EXPECT_EQ(detail::jsonCount(json::parse("9223372036854775807")), INT64_MAX);
+  // is_number_integer() is true for unsigned values too: 2^63 must not wrap.
+  EXPECT_FALSE(detail::jsonCount(json::parse("9223372036854775808")).has_value());
+  EXPECT_FALSE(detail::jsonCount(json::parse("18446744073709551615")).has_value());
+  EXPECT_FALSE(detail::jsonCount(json::parse("-1")).has_value());
+  EXPECT_FALSE(detail::jsonCount(json::parse("-2.0")).has_value());
+  EXPECT_EQ(detail::jsonCount(json::parse("99.0")), 99);
+  EXPECT_FALSE(detail::jsonCount(json::parse("99.5")).has_value());
+  EXPECT_FALSE(detail::jsonCount(json::parse("1e300")).has_value());
+  EXPECT_FALSE(detail::jsonCount(json::parse("\"7\"")).has_value());
+}
+
+TEST(PythonJson, FoundDescribesContainersAndCutsStringsWithoutRecursion) {
+  using nlohmann::json;
+  // 100,000 nested arrays, built without copies: dump() would recurse once per level.
+  json deep = json::array();
+  for (int i = 0; i < 100000; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(deep));
+    deep = std::move(outer);
+  }
+  EXPECT_EQ(detail::jsonFound(deep), "an array of 1 value");
+  EXPECT_EQ(detail::jsonFound(json::parse(R"({"a": 1, "b": [2, 3]})")), "an object of 2 keys");
+  EXPECT_EQ(detail::jsonFound(json::parse(R"([1, 2, 3])")), "an array of 3 values");
+  EXPECT_EQ(detail::jsonFound(json("1.7?")), "'\"1.7?\"'");
+  EXPECT_EQ(detail::jsonFound(json(12)), "'12'");
+  const std::string cut = detail::jsonFound(json(std::string(10000000, 'x')));
+  EXPECT_EQ(cut, "'\"" + std::string(60, 'x') + "\"…'");
 }
 
 // Through the importer: detection from content, and a summary-only run's

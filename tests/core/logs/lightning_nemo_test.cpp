@@ -10,7 +10,10 @@
 // 3.922e-06 | …`) in both the `{n-1}/{total-1}` and the later `{n}/{total}`
 // form, its values formatted with `{:.4}` as format_string does; DLLogger's
 // JSONStreamBackend lines with the reference's step-16 excerpt values.
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -135,6 +138,35 @@ TEST(LightningCsv, QuotedCellWithALineBreakSpansLines) {
   EXPECT_DOUBLE_EQ(*r.steps[1].loss, 1.25);
 }
 
+TEST(LightningCsv, QuotedCellsSpanningLinesWithDoubledQuotes) {
+  auto format = detail::makeLightningCsvFormat("metrics.csv");
+  const auto r = feedText(*format,
+                          "epoch,\"a \"\"odd\"\"\nname,\nstill\",reduced_train_loss,step\r\n"
+                          "0,\"x\"\"\ny\",1.5,1\r\n0,z,1.25,2\r\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.error().message;
+  ASSERT_EQ(r.steps.size(), 2U);
+  EXPECT_EQ(r.steps[0].step, 1);
+  EXPECT_DOUBLE_EQ(*r.steps[0].loss, 1.5);
+  EXPECT_DOUBLE_EQ(*r.steps[1].loss, 1.25);
+}
+
+TEST(LightningCsv, AnUnclosedQuoteIsReadInLinearTime) {
+  // Every line after an unclosed quote used to re-split the whole record so
+  // far: 20,000 lines of 50 bytes took some 10^10 byte copies. Now each line
+  // is scanned once, and the record is refused at its 1 MiB bound.
+  std::string text = "epoch,reduced_train_loss,step\n0,\"1.5,1\n";
+  for (int i = 0; i < 30000; ++i) text += std::string(49, 'x') + "\n";
+  auto format = detail::makeLightningCsvFormat("metrics.csv");
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = feedText(*format, text);
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.error().message.find("metrics.csv:2: expected a closing quote, found none in "),
+            std::string::npos)
+      << r.status.error().message;
+  EXPECT_LT(seconds, 5.0);
+}
+
 TEST(LightningCsv, RowBeforeAnyHeaderIsAnError) {
   auto format = detail::makeLightningCsvFormat("metrics.csv");
   const auto r = feedText(*format, "0,1.5,1\n");
@@ -160,13 +192,13 @@ TEST(NemoConsole, EarlierFormWithOtherLoggersLines) {
   // [NeMo I …], Lightning's, `Validation: iteration …` lines are skipped.
   ASSERT_EQ(r.steps.size(), 5U);
   const auto& first = r.steps[0];
-  EXPECT_EQ(first.step, 49);  // global_step
+  EXPECT_EQ(first.step, 50);  // global_step 49 + 1: steps done
   EXPECT_DOUBLE_EQ(*first.loss, 1.604);
   EXPECT_DOUBLE_EQ(*first.learningRate, 0.0001);
   EXPECT_DOUBLE_EQ(*first.stepTimeSeconds, 2.75);
   EXPECT_EQ(first.globalBatch, 8);
   EXPECT_DOUBLE_EQ(first.samplesPerSecond->value, 8.0 / 2.75);
-  EXPECT_EQ(r.steps[4].step, 249);
+  EXPECT_EQ(r.steps[4].step, 250);
   EXPECT_DOUBLE_EQ(*r.steps[4].stepTimeSeconds, 2.505);
   // `iteration 249/249` with global_step 249: iteration {n-1}/{total-1}.
   EXPECT_EQ(r.run.plannedSteps, 250);
@@ -178,7 +210,8 @@ TEST(NemoConsole, LaterFormStoppedEarlyIsPartial) {
   const auto r = readNemo("nemo/nemo2_console_later_form.log");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
   ASSERT_EQ(r.steps.size(), 4U);
-  EXPECT_EQ(r.steps[0].step, 9);
+  EXPECT_EQ(r.steps[0].step, 10);  // `iteration 10/100`, global_step 9
+  EXPECT_EQ(r.steps[3].step, 40);
   EXPECT_DOUBLE_EQ(*r.steps[0].memoryBytes, 6.4e10);
   EXPECT_EQ(r.run.memoryKind, "max_reserved");
   // `iteration 40/100` with global_step 39: iteration {n}/{total}.
@@ -200,9 +233,37 @@ TEST(NemoConsole, MixedStreamKeepsOnlyTrainingLines) {
       "Validation: iteration 1/10\n");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
   ASSERT_EQ(r.steps.size(), 2U);
-  EXPECT_EQ(r.steps[1].step, 1);
+  EXPECT_EQ(r.steps[0].step, 1);
+  EXPECT_EQ(r.steps[1].step, 2);
   EXPECT_DOUBLE_EQ(*r.steps[1].loss, 10.25);
   EXPECT_DOUBLE_EQ(*r.steps[1].learningRate, 2e-05);
+}
+
+// With log_interval 1 the last line of a finished run is its last step: the
+// record's step (global_step + 1) and the planned count (total + 1 in the
+// earlier form) agree, so the importer does not call it partial.
+TEST(NemoConsole, AFinishedRunLoggedEveryStepIsComplete) {
+  const auto dir = std::filesystem::temp_directory_path() / "tb_nemo_interval_one";
+  std::filesystem::create_directories(dir);
+  for (const bool laterForm : {false, true}) {
+    std::string text = "[NeMo I 2024-07-10 12:00:01 nemo_logging:381] setting up\n";
+    for (int n = 1; n <= 5; ++n) {
+      const int iteration = laterForm ? n : n - 1;
+      text += "Training epoch 0, iteration " + std::to_string(iteration) + "/" + std::to_string(laterForm ? 5 : 4) +
+              " | lr: 1e-05 | global_step: " + std::to_string(n - 1) + " | reduced_train_loss: 2.5 | "
+              "train_step_timing in s: 0.5\n";
+    }
+    const auto path = dir / (laterForm ? "later.log" : "earlier.log");
+    std::ofstream(path) << text;
+    const auto imported = importLog(path);
+    ASSERT_TRUE(imported.ok()) << imported.error().message;
+    EXPECT_EQ(imported->run.format, "nemo");
+    EXPECT_EQ(imported->run.firstStep, 1) << laterForm;
+    EXPECT_EQ(imported->run.lastStep, 5) << laterForm;
+    EXPECT_EQ(imported->run.plannedSteps, 5) << laterForm;
+    EXPECT_FALSE(imported->run.partial) << laterForm << ": " << imported->run.partialReason;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NemoConsole, NonNumberInAKnownFieldIsAnError) {
@@ -257,6 +318,37 @@ TEST(NemoDllogger, CutOffLastLineMarksPartial) {
   ASSERT_EQ(r.steps.size(), 1U);
   EXPECT_EQ(r.steps[0].step, 14);
   EXPECT_TRUE(r.run.partial);
+}
+
+TEST(NemoDllogger, ANumberOutOfRangeIsAnErrorNotAnException) {
+  const auto r = nemoText(
+      "DLLL {\"type\": \"LOG\", \"step\": 3, \"data\": {\"reduced_train_loss\": 1e999}}\n"
+      "DLLL {\"type\": \"LOG\", \"step\": 4, \"data\": {\"reduced_train_loss\": 0.9}}\n");
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
+  EXPECT_NE(r.status.error().message.find("console.log:1: expected a JSON object after 'DLLL '"), std::string::npos)
+      << r.status.error().message;
+  EXPECT_NE(r.status.error().message.find("number overflow parsing '1e999'"), std::string::npos)
+      << r.status.error().message;
+}
+
+TEST(NemoDllogger, ANegativeOrHugeStepIsAnError) {
+  for (const char* step : {"-3", "9223372036854775808", "2.5"}) {
+    const auto r = nemoText(std::string("DLLL {\"type\": \"LOG\", \"step\": ") + step +
+                            ", \"data\": {\"reduced_train_loss\": 1.0}}\n");
+    ASSERT_FALSE(r.status.ok()) << step;
+    EXPECT_NE(r.status.error().message.find(std::string("console.log:1: expected a whole, non-negative step number "
+                                                        "for \"step\", found '") +
+                                            step + "'"),
+              std::string::npos)
+        << r.status.error().message;
+  }
+  // "PARAMETER" and [] are no step: those lines are skipped, not refused.
+  const auto skipped = nemoText(
+      "DLLL {\"type\": \"LOG\", \"step\": \"PARAMETER\", \"data\": {\"lr\": 1.0}}\n"
+      "DLLL {\"type\": \"LOG\", \"step\": [], \"data\": {\"reduced_train_loss\": 1.0}}\n");
+  ASSERT_TRUE(skipped.status.ok()) << skipped.status.error().message;
+  EXPECT_TRUE(skipped.steps.empty());
 }
 
 TEST(NemoDllogger, CorruptLineIsAnError) {

@@ -1,7 +1,8 @@
-// Feeds a text to one LineFormat the way the importer does — line by line,
-// each cleaned by cleanLine (ANSI, launcher prefixes, trailing '\r'), then
-// finish() saying whether the text ended mid-line — with the records kept in
-// a vector, so a format's tests do not depend on the importer's collector.
+// Feeds a text to one LineFormat the way the importer does — line by line
+// (a line ends at "\n", "\r\n" or a lone '\r', as LineReader has it), each
+// cleaned by cleanLine (ANSI, launcher prefixes), then finish() saying
+// whether the text ended mid-line — with the records kept in a vector, so a
+// format's tests do not depend on the importer's collector.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +40,7 @@ inline FedLines feedText(detail::LineFormat& format, std::string_view text) {
   bool endedMidLine = false;
   std::size_t start = 0;
   while (start < text.size()) {
-    const std::size_t end = text.find('\n', start);
+    const std::size_t end = text.find_first_of("\r\n", start);
     std::string_view line;
     if (end == std::string_view::npos) {
       // As the importer: a cut last line is not fed, finish() is told.
@@ -47,7 +48,7 @@ inline FedLines feedText(detail::LineFormat& format, std::string_view text) {
       break;
     } else {
       line = text.substr(start, end - start);
-      start = end + 1;
+      start = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
     }
     ++lineNumber;
     if (Status status = format.feed(detail::cleanLine(line, scratch), lineNumber, sink); !status) {

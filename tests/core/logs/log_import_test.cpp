@@ -7,6 +7,7 @@
 // the collector's bounded memory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -204,11 +205,14 @@ TEST(Formats, NamesRoundTripAndFollowDetectionOrder) {
 }
 
 TEST(Formats, SpecsCarryFrameworkAndWarmUp) {
-  EXPECT_EQ(detail::formatSpec(Format::DeepSpeed).defaultSkipFirst, 2);
-  EXPECT_EQ(detail::formatSpec(Format::Megatron).defaultSkipFirst, 1);
-  EXPECT_EQ(detail::formatSpec(Format::MegatronDeepSpeed).defaultSkipFirst, 1);
-  EXPECT_EQ(detail::formatSpec(Format::Torchtitan).defaultSkipFirst, 1);
-  EXPECT_EQ(detail::formatSpec(Format::HfTrainer).defaultSkipFirst, 0);
+  // What the framework itself discounts: DeepSpeed's ThroughputTimer leaves
+  // out global steps 1 and 2 (start_step = 2); nobody else discounts any.
+  EXPECT_EQ(detail::formatSpec(Format::DeepSpeed).skipStepsUpTo, 2);
+  for (const Format format : allFormats()) {
+    if (format != Format::DeepSpeed) {
+      EXPECT_FALSE(detail::formatSpec(format).skipStepsUpTo.has_value()) << formatName(format);
+    }
+  }
   EXPECT_EQ(detail::formatSpec(Format::Megatron).framework, "Megatron-LM");
   for (const Format format : allFormats()) {
     const detail::FormatSpec& spec = detail::formatSpec(format);
@@ -342,6 +346,34 @@ TEST_F(LogImport, BadOptionsAreRefusedBeforeReading) {
   ASSERT_FALSE(imported.ok());
   EXPECT_EQ(imported.error().kind, ErrorKind::BadInput);
   EXPECT_EQ(imported.error().message, "--gpus: expected at least 1, found 0");
+}
+
+TEST_F(LogImport, MegatronsFirstWindowCountsByDefault) {
+  auto imported = importLog(write("m.log", kMegatron));
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->skippedRecords, 0);
+  EXPECT_NEAR(*imported->medians.stepTimeSeconds, (13.0353 + 12.1378) / 2, 1e-12);
+}
+
+TEST_F(LogImport, ALineOverTheBoundIsSkippedAndSaidSo) {
+  // Another program's dump between two training lines: skipped, not refused.
+  std::string text = std::string(kTorchtitan) + std::string(std::size_t{2} << 20, 'x') + "\n" + kTorchtitan;
+  auto imported = importLog(write("t.log", text));
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->run.records, 2);
+  EXPECT_NE(std::find(imported->hints.begin(), imported->hints.end(),
+                      "1 line longer than 1048576 bytes skipped (no line of a training-log format is that long)"),
+            imported->hints.end());
+}
+
+TEST_F(LogImport, ProgressBarRedrawsAreLinesOfTheirOwn) {
+  // tqdm's '\r' redraws, then a training line after the last one.
+  std::string text = " 10%|#         | 1/10\r 20%|##        | 2/10\r" + std::string(kTorchtitan);
+  auto imported = importLog(write("bar.log", text));
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->run.format, "torchtitan");
+  EXPECT_EQ(imported->run.records, 1);
+  EXPECT_EQ(imported->run.lastStep, 10);
 }
 
 TEST_F(LogImport, AForcedFormatWithoutRecordsIsRefused) {
@@ -493,6 +525,24 @@ TEST(Medians, AllRecordsInTheWarmUpSaySo) {
   EXPECT_EQ(derived.hints, std::vector<std::string>{
                                "all 2 records are warm-up under --skip-first 3: a smaller --skip-first leaves "
                                "some for the medians"});
+}
+
+TEST(Medians, WarmUpByStepLeavesOutTheFrameworksOwnSteps) {
+  StepCollector collector(detail::WarmUp{0, 2});
+  for (const std::int64_t step : {1, 2, 3, 10})
+    collector.add(megatronRecord(step, static_cast<double>(step)));
+  EXPECT_EQ(collector.skippedRecords(), 2);
+  EXPECT_DOUBLE_EQ(*detail::deriveMedians(collector, std::nullopt, {}).medians.stepTimeSeconds, (3.0 + 10.0) / 2);
+
+  StepCollector early(detail::WarmUp{0, 2});
+  early.add(megatronRecord(1, 1.0));
+  early.add(megatronRecord(2, 2.0));
+  const auto derived = detail::deriveMedians(early, std::nullopt, {});
+  EXPECT_FALSE(derived.medians.stepTimeSeconds.has_value());
+  EXPECT_NE(std::find(derived.hints.begin(), derived.hints.end(),
+                      "all 2 records are warm-up (steps up to 2, which the framework itself leaves out): "
+                      "--skip-first 0 keeps them"),
+            derived.hints.end());
 }
 
 TEST(Medians, ValuesThatAreNoMeasurementAreLeftOut) {

@@ -201,11 +201,38 @@ TEST(MegatronLog, MalformedIterationLineNamesOriginAndLine) {
   EXPECT_NE(message.find("iteration abc/"), std::string::npos) << message;
 }
 
-TEST(MegatronLog, CutIterationHeadIsAnError) {
-  const auto fed = feedLines(detail::makeMegatronFormat("run.log"), "iteration abc/\n");
+TEST(MegatronLog, ABadHeadWithMegatronsFieldsIsAnError) {
+  const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
+                             "iteration abc/ | consumed samples: 10 | global batch size: 1 |\n");
   ASSERT_FALSE(fed.status.ok());
   EXPECT_NE(fed.status.error().message.find("run.log:1: expected 'iteration N/ M |'"), std::string::npos)
       << fed.status.error().message;
+}
+
+TEST(MegatronLog, AnotherProgramsIterationCountIsNotAnError) {
+  // Without Megatron's `| key: value` fields the line is another logger's.
+  const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
+                             "iteration 3/5: loss 1.2\n"
+                             "iteration abc/\n"
+                             "iteration 4/5 | done\n"
+                             " iteration 10/ 100 | consumed samples: 10 | elapsed time per iteration (ms): 100.0 | "
+                             "global batch size: 1 |\n");
+  ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
+  ASSERT_EQ(fed.steps.size(), 1U);
+  EXPECT_EQ(fed.steps[0].step, 10);
+}
+
+TEST(MegatronLog, AGlobalBatchThatIsNoWholeCountIsAnError) {
+  // inf would pass a plain `v == floor(v)` test and make the cast undefined.
+  for (const char* batch : {"inf", "nan", "1e300", "2.5"}) {
+    const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
+                               std::string(" iteration 10/ 100 | elapsed time per iteration (ms): 100.0 | global batch "
+                                           "size: ") +
+                                   batch + " |\n");
+    ASSERT_FALSE(fed.status.ok()) << batch;
+    EXPECT_EQ(fed.status.error().message,
+              std::string("run.log:1: expected a number for 'global batch size', found '") + batch + "'");
+  }
 }
 
 TEST(MegatronLog, FieldThatIsNoNumberNamesItsKey) {
@@ -293,6 +320,38 @@ TEST(MegatronDeepSpeedLog, ReadsTheForksRatesAndTheArgumentDump) {
   EXPECT_EQ(fed.run.memoryKind, "max_allocated");
 }
 
+TEST(MegatronDeepSpeedLog, AnActualSeqlenThatIsNoWholeCountIsAnError) {
+  for (const char* seqlen : {"inf", "nan", "4096.5", "1e300"}) {
+    const auto fed = feedLines(detail::makeMegatronDeepSpeedFormat("run.log"),
+                               std::string(" iteration 1/ 10 | consumed tokens: 16384 | elapsed time per iteration "
+                                           "(ms): 1000.0 | actual seqlen: ") +
+                                   seqlen + " | samples per second: 8.000 |\n");
+    ASSERT_FALSE(fed.status.ok()) << seqlen;
+    EXPECT_EQ(fed.status.error().message,
+              std::string("run.log:1: expected a number for 'actual seqlen', found '") + seqlen + "'");
+  }
+}
+
+TEST(MegatronLog, AnUnboundedWorldSizeIsNotRead) {
+  for (const char* size : {"99999999999", "16777216", "0"}) {
+    const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
+                               std::string("------------------------ arguments ------------------------\n"
+                                           "  world_size ...................................... ") +
+                                   size +
+                                   "\n-------------------- end of arguments ---------------------\n"
+                                   " iteration 10/ 100 | elapsed time per iteration (ms): 100.0 | global batch size: "
+                                   "1 |\n");
+    ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
+    EXPECT_FALSE(fed.run.worldSize.has_value()) << size << " -> " << *fed.run.worldSize;
+  }
+  const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
+                             "------------------------ arguments ------------------------\n"
+                             "  world_size ...................................... 16777215\n"
+                             "-------------------- end of arguments ---------------------\n");
+  ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
+  EXPECT_EQ(fed.run.worldSize, 16777215);
+}
+
 TEST(MegatronDeepSpeedLog, SequenceLengthFromActualSeqlenWithoutArguments) {
   const auto fed = feedLines(
       detail::makeMegatronDeepSpeedFormat("run.log"),
@@ -325,6 +384,17 @@ TEST(MegatronImport, DetectsAndImportsAFixture) {
   EXPECT_DOUBLE_EQ(*run.steps[1].memoryBytes, 75078.4326171875 * kMiB);
   // 20 of the 500000 planned iterations: the run stopped early.
   EXPECT_TRUE(run.partial);
+  // Megatron-LM discounts no warm-up itself: the first window counts.
+  EXPECT_EQ(imported->skippedRecords, 0);
+  EXPECT_NEAR(*imported->medians.stepTimeSeconds, (13.0353 + 12.1378) / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(*imported->medians.tflopsPerGpu, (812.5 + 872.5) / 2);
+  // --skip-first N still counts records.
+  ImportOptions skipOne;
+  skipOne.skipFirst = 1;
+  const auto skipped = importLog(path, skipOne);
+  ASSERT_TRUE(skipped.ok()) << skipped.error().message;
+  EXPECT_EQ(skipped->skippedRecords, 1);
+  EXPECT_NEAR(*skipped->medians.stepTimeSeconds, 12.1378, 1e-12);
 }
 
 TEST(MegatronImport, TruncatedLogImportsTheWholeLinesAndIsPartial) {

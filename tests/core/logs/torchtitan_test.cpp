@@ -192,7 +192,7 @@ TEST(Torchtitan, TheRecordHeldBackIsKeptWhenTheCutLastLineWasWithheld) {
   EXPECT_EQ(stepNumbers(sink.steps), std::vector<std::int64_t>{10});
 }
 
-TEST(Torchtitan, ImportsWithMediansAfterTheSlowFirstStep) {
+TEST(Torchtitan, ImportsWithMediansOfEveryRecordByDefault) {
   auto imported = importLog(fixture("torchtitan_2026-01_wandb_grad_norm.log"));
   ASSERT_TRUE(imported.ok()) << imported.error().message;
   EXPECT_EQ(imported->run.format, "torchtitan");
@@ -201,11 +201,13 @@ TEST(Torchtitan, ImportsWithMediansAfterTheSlowFirstStep) {
   EXPECT_EQ(imported->run.firstStep, 1);
   EXPECT_EQ(imported->run.lastStep, 110);
   EXPECT_FALSE(imported->run.partial);
-  EXPECT_EQ(imported->skippedRecords, 1);  // torchtitan's step 1 is slow (§7)
-  // Medians of steps 90, 100, 110.
-  EXPECT_EQ(imported->medians.tokensPerSecondPerGpu, 55290.0);
-  EXPECT_EQ(imported->medians.tflopsPerGpu, 411.88);
-  EXPECT_DOUBLE_EQ(*imported->medians.mfu, 0.4164);
+  // torchtitan's step 1 is slow (§7), but torchtitan discounts nothing
+  // itself: the default leaves it in (--skip-first 1 drops it).
+  EXPECT_EQ(imported->skippedRecords, 0);
+  // Medians of steps 1, 90, 100, 110.
+  EXPECT_EQ(imported->medians.tokensPerSecondPerGpu, (55102.0 + 55290.0) / 2);
+  EXPECT_DOUBLE_EQ(*imported->medians.tflopsPerGpu, (410.48 + 411.88) / 2);
+  EXPECT_DOUBLE_EQ(*imported->medians.mfu, (41.50 / 100.0 + 41.64 / 100.0) / 2);
   EXPECT_FALSE(imported->medians.samplesPerSecond.has_value());
   EXPECT_FALSE(imported->medians.stepTimeSeconds.has_value());
   EXPECT_EQ(imported->missing, (std::vector<std::string>{"learning_rate", "step_time_s", "samples_per_s",
@@ -214,8 +216,21 @@ TEST(Torchtitan, ImportsWithMediansAfterTheSlowFirstStep) {
                                                         "samples_per_s needs --gpus and --seq"}));
 }
 
+TEST(Torchtitan, SkipFirstOneLeavesOutTheSlowFirstStep) {
+  ImportOptions options;
+  options.skipFirst = 1;
+  auto imported = importLog(fixture("torchtitan_2026-01_wandb_grad_norm.log"), options);
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->skippedRecords, 1);
+  // Medians of steps 90, 100, 110.
+  EXPECT_EQ(imported->medians.tokensPerSecondPerGpu, 55290.0);
+  EXPECT_EQ(imported->medians.tflopsPerGpu, 411.88);
+  EXPECT_DOUBLE_EQ(*imported->medians.mfu, 0.4164);
+}
+
 TEST(Torchtitan, ImportWithTheJobShapeDerivesSamplesAndStepTime) {
   ImportOptions options;
+  options.skipFirst = 1;
   options.gpus = 2;
   options.sequenceLength = 2048;
   options.globalBatch = 232;
@@ -238,7 +253,8 @@ TEST(Torchtitan, AKilledRunImportsItsCompleteLinesAsPartial) {
   EXPECT_EQ(imported->run.lastStep, 20);
   EXPECT_TRUE(imported->run.partial);
   EXPECT_NE(imported->run.partialReason.find("ends mid-line"), std::string::npos) << imported->run.partialReason;
-  EXPECT_EQ(imported->medians.tokensPerSecondPerGpu, (7034.0 + 7102.0) / 2);
+  // Steps 1, 10 and 20 (nothing is skipped by default): 1,024, 7,034, 7,102.
+  EXPECT_EQ(imported->medians.tokensPerSecondPerGpu, 7034.0);
 }
 
 }  // namespace

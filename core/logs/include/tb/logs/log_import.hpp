@@ -63,7 +63,11 @@ struct ImportedLog {
   /// peak is a peak), of the kind run.memoryKind names.
   std::optional<double> peakMemoryBytes;
   std::vector<std::string> missing;    ///< field names the file did not have ("mfu", "sequence_length", …)
-  std::vector<std::string> hints;      ///< what would complete a value: "tokens_per_s_per_gpu needs --seq"
+  /// What would complete a value ("tokens_per_s_per_gpu needs --seq"), and
+  /// what the file held that is not imported, and why ("tracked_stats
+  /// throughput is not imported: MLPerf throughput units are
+  /// benchmark-specific", skipped over-long lines).
+  std::vector<std::string> hints;
 };
 
 /// Which format a file or folder holds, from its content.
