@@ -10,7 +10,6 @@
 // 3.922e-06 | …`) in both the `{n-1}/{total-1}` and the later `{n}/{total}`
 // form, its values formatted with `{:.4}` as format_string does; DLLogger's
 // JSONStreamBackend lines with the reference's step-16 excerpt values.
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -152,19 +151,18 @@ TEST(LightningCsv, QuotedCellsSpanningLinesWithDoubledQuotes) {
 
 TEST(LightningCsv, AnUnclosedQuoteIsReadInLinearTime) {
   // Every line after an unclosed quote used to re-split the whole record so
-  // far: 20,000 lines of 50 bytes took some 10^10 byte copies. Now each line
-  // is scanned once, and the record is refused at its 1 MiB bound.
+  // far: 30,000 lines of 50 bytes took minutes (some 10^10 byte copies), past
+  // ctest's limit for this test; each line is now scanned once, and the
+  // record is refused at its 1 MiB bound. (No clock here: speed is for
+  // benchmarks; the limit only catches the quadratic path.)
   std::string text = "epoch,reduced_train_loss,step\n0,\"1.5,1\n";
   for (int i = 0; i < 30000; ++i) text += std::string(49, 'x') + "\n";
   auto format = detail::makeLightningCsvFormat("metrics.csv");
-  const auto started = std::chrono::steady_clock::now();
   const auto r = feedText(*format, text);
-  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ASSERT_FALSE(r.status.ok());
   EXPECT_NE(r.status.error().message.find("metrics.csv:2: expected a closing quote, found none in "),
             std::string::npos)
       << r.status.error().message;
-  EXPECT_LT(seconds, 5.0);
 }
 
 TEST(LightningCsv, RowBeforeAnyHeaderIsAnError) {
