@@ -25,7 +25,7 @@ namespace {
 constexpr int kComponentPairsPerRow = 1;
 /// A link shows at most this many characters (the whole address is its
 /// target and its tooltip): an address has no place to wrap.
-constexpr int kLinkTextLimit = 48;
+constexpr int kLinkTextLimit = 32;
 
 QLabel* valueLabel(QWidget* parent, Qt::TextFormat format = Qt::PlainText) {
   auto* label = new QLabel(parent);
@@ -51,7 +51,7 @@ QString branchList(const std::vector<int>& branches) {
   return names.join(QStringLiteral(", "));
 }
 
-// Name/version pairs side by side; names in the muted text colour.
+// One name/version pair a row; names in the muted text colour.
 QString componentTable(const tb::catalog::Release& release, const QColor& muted) {
   QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\" style=\"margin:0\">");
   std::size_t index = 0;
@@ -59,7 +59,7 @@ QString componentTable(const tb::catalog::Release& release, const QColor& muted)
     if (index % kComponentPairsPerRow == 0) html += QStringLiteral("<tr>");
     html += QStringLiteral(
                 "<td style=\"color:%1; padding-right:8px; white-space:pre\">%2</td>"
-                "<td style=\"padding-right:24px; white-space:pre\">%3</td>")
+                "<td style=\"white-space:pre\">%3</td>")
                 .arg(muted.name(), toQString(component.name).toHtmlEscaped(),
                      toQString(component.version).toHtmlEscaped());
     ++index;
