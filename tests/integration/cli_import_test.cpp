@@ -90,6 +90,10 @@ TEST_F(CliImport, FourMegatronRunsBecomeTheAblationOfAnHtmlReport) {
   EXPECT_DOUBLE_EQ(base["medians"]["tokens_per_s_per_gpu"].get<double>(), 16384.0);
   EXPECT_DOUBLE_EQ(base["medians"]["tflops_per_gpu"].get<double>(), 380.0);
   EXPECT_TRUE(base["medians"]["mfu"].is_null());
+  EXPECT_EQ(base["found"], nlohmann::json({"loss", "learning_rate", "grad_norm", "step_time_s",
+                                          "samples_per_s", "tflops_per_gpu", "world_size",
+                                          "global_batch", "sequence_length"}));
+  EXPECT_EQ(base["missing"], nlohmann::json({"tokens_per_s", "mfu", "memory"}));
   EXPECT_EQ(doc["out"], path("cluster.json"));
 
   const CliRun report = runCli({"report", "--in", kResults, "--import", path("cluster.json"),

@@ -343,6 +343,8 @@ class AblationPageTest : public QObject {
     QVERIFY(details->isVisible());
     QVERIFY2(details->text().contains(QStringLiteral("torchtitan log \u00b7 4 records")),
              qPrintable(details->text()));
+    QVERIFY2(details->text().contains(QStringLiteral("read: loss, grad_norm, tokens_per_s")),
+             qPrintable(details->text()));
     QVERIFY2(details->text().contains(QStringLiteral("not in the file:")),
              qPrintable(details->text()));
     QVERIFY(sources.setData(sources.index(2, tb::ui::AblationSourceModel::Label),

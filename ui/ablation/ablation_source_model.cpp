@@ -268,6 +268,12 @@ QString logDetails(const tb::logs::ImportedLog& log) {
     text += QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 partial: %1")
                 .arg(toQString(run.partialReason));
   }
+  if (!log.found.empty()) {
+    QStringList found;
+    for (const std::string& field : log.found) found << toQString(field);
+    text += QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 read: %1")
+                .arg(found.join(QStringLiteral(", ")));
+  }
   if (!log.missing.empty()) {
     QStringList missing;
     for (const std::string& field : log.missing) missing << toQString(field);

@@ -86,8 +86,8 @@ class AblationSourceModel : public QAbstractTableModel {
 /// the import then detects, or refuses naming what it expected).
 [[nodiscard]] AblationSourceKind guessSourceKind(const QString& path);
 
-/// "megatron log · 5 records, steps 10–50 · not in the file: mfu, …": what
-/// was read from a training log and what it lacked.
+/// "megatron log · 5 records, steps 10–50 · read: loss, … · not in the
+/// file: mfu, …": what was read from a training log and what it lacked.
 [[nodiscard]] QString logDetails(const tb::logs::ImportedLog& log);
 
 }  // namespace tb::ui

@@ -138,6 +138,7 @@ Json importToJson(const logs::ImportedLog& imported, const std::string& label) {
                 {"tflops_per_gpu", optionalNumber(m.tflopsPerGpu)},
                 {"mfu", optionalNumber(m.mfu)}}},
               {"peak_memory_bytes", optionalNumber(imported.peakMemoryBytes)},
+              {"found", imported.found},
               {"missing", imported.missing},
               {"hints", imported.hints}};
 }

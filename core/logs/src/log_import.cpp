@@ -306,7 +306,9 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
 
   // What the file lacked is the file's, so it is taken before the options
   // fill in; the options then win over what the file says.
-  out.missing = detail::missingFields(collector, run);
+  detail::FieldLists fields = detail::fieldLists(collector, run);
+  out.found = std::move(fields.found);
+  out.missing = std::move(fields.missing);
   if (options.gpus) run.worldSize = options.gpus;
   if (options.sequenceLength) run.sequenceLength = options.sequenceLength;
   if (options.globalBatch) run.globalBatch = options.globalBatch;

@@ -357,12 +357,16 @@ DerivedMedians deriveMedians(const StepCollector& collector, const std::optional
 }
 
 std::vector<std::string> missingFields(const StepCollector& collector, const runs::ImportedRun& run) {
+  return fieldLists(collector, run).missing;
+}
+
+FieldLists fieldLists(const StepCollector& collector, const runs::ImportedRun& run) {
   const FieldsSeen& seen = collector.seen();
   const runs::ImportedSummary none;
   const runs::ImportedSummary& summary = run.summary ? *run.summary : none;
-  std::vector<std::string> missing;
+  FieldLists lists;
   const auto check = [&](bool present, const char* name) {
-    if (!present) missing.emplace_back(name);
+    (present ? lists.found : lists.missing).emplace_back(name);
   };
   check(seen.loss || summary.loss.has_value(), "loss");
   check(seen.learningRate, "learning_rate");
@@ -376,7 +380,7 @@ std::vector<std::string> missingFields(const StepCollector& collector, const run
   check(run.worldSize.has_value(), "world_size");
   check(seen.globalBatch || run.globalBatch.has_value(), "global_batch");
   check(run.sequenceLength.has_value(), "sequence_length");
-  return missing;
+  return lists;
 }
 
 }  // namespace tb::logs::detail

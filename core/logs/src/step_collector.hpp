@@ -181,6 +181,13 @@ struct DerivedMedians {
 
 /// The field names (JSON spelling) neither the records, the summary nor the
 /// run's metadata carried. Call it before options are laid over the run.
+/// The field names (JSON style) the file had, and those it did not.
+struct FieldLists {
+  std::vector<std::string> found;
+  std::vector<std::string> missing;
+};
+[[nodiscard]] FieldLists fieldLists(const StepCollector& collector, const runs::ImportedRun& run);
+
 [[nodiscard]] std::vector<std::string> missingFields(const StepCollector& collector,
                                                      const runs::ImportedRun& run);
 

@@ -62,6 +62,7 @@ struct ImportedLog {
   /// The largest per-GPU memory any record reported (warm-up included: a
   /// peak is a peak), of the kind run.memoryKind names.
   std::optional<double> peakMemoryBytes;
+  std::vector<std::string> found;      ///< field names the file had ("loss", "tokens_per_s", …)
   std::vector<std::string> missing;    ///< field names the file did not have ("mfu", "sequence_length", …)
   /// What would complete a value ("tokens_per_s_per_gpu needs --seq"), and
   /// what the file held that is not imported, and why ("tracked_stats
