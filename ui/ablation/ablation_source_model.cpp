@@ -12,7 +12,6 @@
 
 #include <algorithm>
 
-#include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
 #include "tb/bench/imported_logs.hpp"
 #include "ui/qt_text.h"
@@ -86,10 +85,10 @@ tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLo
   const QString absolute = QFileInfo(path).absoluteFilePath();
   auto results = logResults(log, label);
   if (!results) return results.error();
+  // The label as the conversion spelled it (any case in, the canonical out).
+  const QString canonical = toQString(results->configurations.front().label);
   AblationSource source{absolute, AblationSourceKind::TrainingLog, true, std::move(*results),
-                        toQString(std::string(tb::bench::label(
-                            *tb::bench::parseAblationLabel(toStdString(label))))),
-                        gpusGiven, std::move(log)};
+                        canonical, gpusGiven, std::move(log)};
   const auto existing = std::find_if(sources_.begin(), sources_.end(),
                                      [&](const AblationSource& s) { return s.path == absolute; });
   if (existing != sources_.end()) {

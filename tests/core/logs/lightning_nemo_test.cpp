@@ -30,13 +30,11 @@ using test::fixture;
 using test::readFixture;
 
 test::FedLines readCsv(std::string_view relative) {
-  auto format = detail::makeLightningCsvFormat(fixture(relative).string());
-  return feedText(*format, readFixture(relative));
+  return test::feedFixture(detail::makeLightningCsvFormat, relative);
 }
 
 test::FedLines readNemo(std::string_view relative) {
-  auto format = detail::makeNemoFormat(fixture(relative).string());
-  return feedText(*format, readFixture(relative));
+  return test::feedFixture(detail::makeNemoFormat, relative);
 }
 
 test::FedLines nemoText(std::string_view text) {

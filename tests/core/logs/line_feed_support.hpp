@@ -71,4 +71,11 @@ inline std::string readFixture(std::string_view relative) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+/// Feeds a fixture file to a fresh format made by `make(origin)`.
+template <class Make>
+FedLines feedFixture(Make make, std::string_view relative) {
+  auto format = make(fixture(relative).string());
+  return feedText(*format, readFixture(relative));
+}
+
 }  // namespace tb::logs::test

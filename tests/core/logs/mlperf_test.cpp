@@ -32,8 +32,7 @@ using test::fixture;
 using test::readFixture;
 
 test::FedLines readMlperf(std::string_view relative) {
-  auto format = detail::makeMlperfFormat(fixture(relative).string());
-  return feedText(*format, readFixture(relative));
+  return test::feedFixture(detail::makeMlperfFormat, relative);
 }
 
 test::FedLines mlperfText(std::string_view text) {
