@@ -5,6 +5,7 @@
 // 2, the file named, nothing written).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -145,6 +146,38 @@ TEST_F(CliImport, TextOutputNamesWhatTheFileDidNotHaveAndWhatWouldCompleteIt) {
   // Median of the two records' 1024 x 2048 / t / 16 for t = 13.0353 s and 12.1378 s.
   const double expected = (1024.0 * 2048 / 13.0353 / 16 + 1024.0 * 2048 / 12.1378 / 16) / 2;
   EXPECT_NEAR(median, expected, expected * 1e-9);
+}
+
+TEST_F(CliImport, MlperfThroughputIsReportedInTheBenchmarksOwnUnitOnly) {
+  const std::string log = kLogs + "mlperf/gpt3_result.txt";
+  const CliRun json = runCli({"import", log, "--label", "Base", "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  const auto doc = parseSingleDocument(json);
+  const auto& run = doc["runs"][0];
+  EXPECT_EQ(run["format"], "mlperf");
+  EXPECT_DOUBLE_EQ(run["medians"]["benchmark_throughput"].get<double>(), 5154997.267404211);
+  const auto& found = run["found"];
+  EXPECT_NE(std::find(found.begin(), found.end(), "benchmark_throughput"), found.end()) << found.dump();
+  // Never converted into the comparable rates: a run that logs throughput
+  // and nothing else (Llama 2 70B LoRA) has no samples/s or tokens/s.
+  const CliRun lora = runCli({"import", kLogs + "mlperf/llama2_70b_lora_srun.txt", "--label", "Base", "--gpus",
+                              "8", "--seq", "8192", "--json"});
+  ASSERT_EQ(lora.exitCode, 0) << lora.err;
+  const auto loraRun = parseSingleDocument(lora)["runs"][0];
+  EXPECT_DOUBLE_EQ(loraRun["medians"]["benchmark_throughput"].get<double>(), (1.925 + 1.9251) / 2.0);
+  EXPECT_TRUE(loraRun["medians"]["samples_per_s"].is_null());
+  EXPECT_TRUE(loraRun["medians"]["tokens_per_s_per_gpu"].is_null());
+
+  const CliRun text = runCli({"import", log, "--label", "Base"});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("benchmark throughput (median, in the benchmark's own unit): 5154997.27"),
+            std::string::npos)
+      << text.out;
+  // Other formats carry no such figure.
+  const CliRun megatron =
+      runCli({"import", kLogs + "megatron/core_r0.8_log_throughput.log", "--label", "Base", "--json"});
+  ASSERT_EQ(megatron.exitCode, 0) << megatron.err;
+  EXPECT_TRUE(parseSingleDocument(megatron)["runs"][0]["medians"]["benchmark_throughput"].is_null());
 }
 
 TEST_F(CliImport, RefusalsNameTheValueAndWriteNothing) {

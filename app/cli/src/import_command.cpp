@@ -136,7 +136,8 @@ Json importToJson(const logs::ImportedLog& imported, const std::string& label) {
                 {"samples_per_s", optionalNumber(m.samplesPerSecond)},
                 {"tokens_per_s_per_gpu", optionalNumber(m.tokensPerSecondPerGpu)},
                 {"tflops_per_gpu", optionalNumber(m.tflopsPerGpu)},
-                {"mfu", optionalNumber(m.mfu)}}},
+                {"mfu", optionalNumber(m.mfu)},
+                {"benchmark_throughput", optionalNumber(m.benchmarkThroughput)}}},
               {"peak_memory_bytes", optionalNumber(imported.peakMemoryBytes)},
               {"found", imported.found},
               {"missing", imported.missing},
@@ -168,9 +169,11 @@ void printImports(std::ostream& out, const std::vector<logs::ImportedLog>& impor
   table.print(out);
   for (std::size_t i = 0; i < imports.size(); ++i) {
     const logs::ImportedLog& imported = imports[i];
-    if (imported.missing.empty() && imported.hints.empty() && !imported.run.partial) continue;
+    const std::optional<double>& benchmark = imported.medians.benchmarkThroughput;
+    if (imported.missing.empty() && imported.hints.empty() && !imported.run.partial && !benchmark) continue;
     out << '\n' << imported.run.source << ":\n";
     if (imported.run.partial) out << "  partial: " << imported.run.partialReason << '\n';
+    if (benchmark) out << "  benchmark throughput (median, in the benchmark's own unit): " << orDash(benchmark, 2) << '\n';
     if (!imported.missing.empty()) out << "  not in the file: " << joinList(imported.missing) << '\n';
     for (const std::string& hint : imported.hints) out << "  " << hint << '\n';
   }

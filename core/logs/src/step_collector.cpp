@@ -131,6 +131,7 @@ void StepCollector::add(const runs::ImportedStep& step) {
     peakMemory_ = step.memoryBytes;
   }
   seen_.globalBatch |= step.globalBatch.has_value();
+  seen_.benchmarkThroughput |= step.benchmarkThroughput.has_value();
 
   if (index % stride_ == 0) keepForCurve(step);
   const bool warmUp = warmUp_.stepsUpTo ? step.step <= *warmUp_.stepsUpTo : index < warmUp_.records;
@@ -197,6 +198,8 @@ void StepCollector::addToMedians(const runs::ImportedStep& step) {
   }
   if (step.tflopsPerGpu) addSeries(MedianSeries::TflopsPerGpu, *step.tflopsPerGpu);
   if (step.mfu) addSeries(MedianSeries::Mfu, *step.mfu);
+  if (step.benchmarkThroughput && positive(*step.benchmarkThroughput))
+    addSeries(MedianSeries::BenchmarkThroughput, *step.benchmarkThroughput);
 }
 
 void StepCollector::moveInto(runs::ImportedRun& run) {
@@ -341,6 +344,7 @@ DerivedMedians deriveMedians(const StepCollector& collector, const std::optional
   m.tflopsPerGpu = firstRule("tflops_per_gpu", {{med(MedianSeries::TflopsPerGpu)}, {summaryFlopsRate, -1, 0, 0}},
                              f, hints);
   m.mfu = med(MedianSeries::Mfu);
+  m.benchmarkThroughput = med(MedianSeries::BenchmarkThroughput);
 
   if (collector.records() > 0 && collector.skippedRecords() == collector.records()) {
     const WarmUp& warmUp = collector.warmUp();
@@ -380,6 +384,8 @@ FieldLists fieldLists(const StepCollector& collector, const runs::ImportedRun& r
   check(run.worldSize.has_value(), "world_size");
   check(seen.globalBatch || run.globalBatch.has_value(), "global_batch");
   check(run.sequenceLength.has_value(), "sequence_length");
+  // Only MLPerf has it: found where present, never listed as missing.
+  if (seen.benchmarkThroughput) lists.found.emplace_back("benchmark_throughput");
   return lists;
 }
 

@@ -72,8 +72,9 @@ enum class MedianSeries : std::uint8_t {
   TokensJob,
   TflopsPerGpu,
   Mfu,
+  BenchmarkThroughput,
 };
-inline constexpr std::size_t kMedianSeriesCount = 10;
+inline constexpr std::size_t kMedianSeriesCount = 11;
 
 /// Which fields any record carried (warm-up records included).
 struct FieldsSeen {
@@ -87,6 +88,7 @@ struct FieldsSeen {
   bool mfu = false;
   bool memory = false;
   bool globalBatch = false;
+  bool benchmarkThroughput = false;
 };
 
 /// What the medians leave out as warm-up: the first `records` records

@@ -8,8 +8,10 @@
 // callback's keys (consumed tokens as the step, `train_step_timing in s`);
 // llama2_70b_lora_srun.txt around the `0: `-prefixed line quoted from NVIDIA's
 // llama2_70b_lora README (verbatim), with its callback's throughput lines and
-// run_stop status. tracked_stats throughput (and train_step_time) are read
-// but not imported: the reference gives their units as benchmark-specific.
+// run_stop status. tracked_stats throughput is imported as
+// benchmark_throughput, never as samples/s or tokens/s (the reference gives
+// its units as benchmark-specific); train_step_time, with no documented
+// unit, is not imported.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -41,16 +43,17 @@ test::FedLines mlperfText(std::string_view text) {
 }
 
 const std::string kThroughputNote =
-    "tracked_stats throughput is not imported: MLPerf throughput units are benchmark-specific";
+    "tracked_stats throughput is kept as benchmark_throughput, in the benchmark's own unit: MLPerf throughput "
+    "units are benchmark-specific, so no samples/s or tokens/s is derived from it";
 
-TEST(Mlperf, Gpt3TimeToTrainAndTimingRecordsWithoutTheThroughput) {
+TEST(Mlperf, Gpt3TimeToTrainTimingRecordsAndTheBenchmarkThroughput) {
   auto format = detail::makeMlperfFormat("gpt3_result.txt");
   const auto r = feedText(*format, readFixture("mlperf/gpt3_result.txt"));
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
-  // Four timing records; the throughput line is no record (its unit is the
-  // benchmark's); NeMo's own lines and the `:::MLLOG Weight initialization:
-  // …` print are not records.
-  ASSERT_EQ(r.steps.size(), 4U);
+  // Four timing records and the throughput line's record at its own step
+  // (tokens consumed); NeMo's own lines and the `:::MLLOG Weight
+  // initialization: …` print are not records.
+  ASSERT_EQ(r.steps.size(), 5U);
   const auto& first = r.steps[0];
   EXPECT_EQ(first.step, 2688 * 2048);  // consumed tokens after one step
   EXPECT_DOUBLE_EQ(*first.stepTimeSeconds, 1.6);  // `train_step_timing in s`: seconds by name
@@ -60,6 +63,12 @@ TEST(Mlperf, Gpt3TimeToTrainAndTimingRecordsWithoutTheThroughput) {
     EXPECT_FALSE(step.tokensPerSecond) << step.step;
   }
   EXPECT_EQ(r.steps[3].step, 22020096);
+  EXPECT_FALSE(r.steps[3].benchmarkThroughput);
+  const auto& throughput = r.steps[4];
+  EXPECT_EQ(throughput.step, 1211105280);
+  EXPECT_DOUBLE_EQ(*throughput.benchmarkThroughput, 5154997.267404211);  // verbatim, unconverted
+  EXPECT_FALSE(throughput.stepTimeSeconds);
+  EXPECT_FALSE(throughput.loss);
   EXPECT_EQ(format->notes(), std::vector<std::string>{kThroughputNote});
 
   ASSERT_TRUE(r.run.summary);
@@ -70,11 +79,20 @@ TEST(Mlperf, Gpt3TimeToTrainAndTimingRecordsWithoutTheThroughput) {
   EXPECT_FALSE(r.run.partial);
 }
 
-TEST(Mlperf, SrunPrefixedLlamaLoraTimeToTrainWithoutTheThroughput) {
+TEST(Mlperf, SrunPrefixedLlamaLoraTimeToTrainAndBenchmarkThroughput) {
   const auto r = readMlperf("mlperf/llama2_70b_lora_srun.txt");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
-  // Its tracked_stats lines carry throughput only: no record is imported.
-  EXPECT_TRUE(r.steps.empty());
+  // Its tracked_stats lines carry throughput only: one record each, at the
+  // samples consumed, with nothing but the benchmark's figure.
+  ASSERT_EQ(r.steps.size(), 8U);
+  EXPECT_EQ(r.steps.front().step, 384);
+  EXPECT_DOUBLE_EQ(*r.steps.front().benchmarkThroughput, 1.9001);
+  EXPECT_EQ(r.steps.back().step, 3072);
+  EXPECT_DOUBLE_EQ(*r.steps.back().benchmarkThroughput, 1.9257918929116467);
+  for (const auto& step : r.steps) {
+    EXPECT_FALSE(step.samplesPerSecond) << step.step;
+    EXPECT_FALSE(step.stepTimeSeconds) << step.step;
+  }
   ASSERT_TRUE(r.run.summary);
   EXPECT_DOUBLE_EQ(*r.run.summary->timeToTrainSeconds, 300.98);
   EXPECT_EQ(r.run.globalBatch, 8);
@@ -85,7 +103,8 @@ TEST(Mlperf, SrunPrefixedLlamaLoraTimeToTrainWithoutTheThroughput) {
 TEST(Mlperf, AbortedRunHasADurationButNoTimeToTrain) {
   const auto r = readMlperf("mlperf/aborted_run.txt");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
-  EXPECT_TRUE(r.steps.empty());  // throughput only
+  ASSERT_EQ(r.steps.size(), 1U);  // throughput only
+  EXPECT_DOUBLE_EQ(*r.steps[0].benchmarkThroughput, 2.5);
   ASSERT_TRUE(r.run.summary);
   EXPECT_DOUBLE_EQ(*r.run.summary->runtimeSeconds, 600.0);
   EXPECT_FALSE(r.run.summary->timeToTrainSeconds);
@@ -96,8 +115,12 @@ TEST(Mlperf, RunWithoutRunStopIsPartial) {
   auto format = detail::makeMlperfFormat("no_run_stop.txt");
   const auto r = feedText(*format, readFixture("mlperf/no_run_stop.txt"));
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
-  // throughput and train_step_time, neither with a documented unit: no record.
-  EXPECT_TRUE(r.steps.empty());
+  // The throughput is kept in the benchmark's unit; train_step_time, whose
+  // unit is not documented, is not.
+  ASSERT_EQ(r.steps.size(), 1U);
+  EXPECT_EQ(r.steps[0].step, 16);
+  EXPECT_DOUBLE_EQ(*r.steps[0].benchmarkThroughput, 3.25);
+  EXPECT_FALSE(r.steps[0].stepTimeSeconds);
   EXPECT_EQ(format->notes(),
             (std::vector<std::string>{kThroughputNote,
                                       "tracked_stats train_step_time is not imported: its unit is not documented"}));
@@ -183,9 +206,13 @@ TEST(Mlperf, DetectedAndImportedThroughTheImporter) {
   const auto imported = importLog(fixture("mlperf/llama2_70b_lora_srun.txt"));
   ASSERT_TRUE(imported.ok()) << imported.error().message;
   EXPECT_EQ(imported->run.format, "mlperf");
-  EXPECT_EQ(imported->run.records, 0);  // throughput lines only
+  EXPECT_EQ(imported->run.records, 8);  // throughput lines only
   ASSERT_TRUE(imported->run.summary);
   EXPECT_DOUBLE_EQ(*imported->run.summary->timeToTrainSeconds, 300.98);
+  // The median of the eight figures (the mean of the middle two, 1.925 and
+  // 1.9251), in the benchmark's unit.
+  ASSERT_TRUE(imported->medians.benchmarkThroughput);
+  EXPECT_DOUBLE_EQ(*imported->medians.benchmarkThroughput, (1.925 + 1.9251) / 2.0);
   // No rate was guessed from the throughput: listed missing, and the hint says why.
   EXPECT_FALSE(imported->medians.samplesPerSecond);
   EXPECT_FALSE(imported->medians.tokensPerSecondPerGpu);
@@ -193,17 +220,49 @@ TEST(Mlperf, DetectedAndImportedThroughTheImporter) {
   const auto& missing = imported->missing;
   for (const char* name : {"step_time_s", "samples_per_s", "tokens_per_s"})
     EXPECT_NE(std::find(missing.begin(), missing.end(), name), missing.end()) << name;
+  const auto& found = imported->found;
+  EXPECT_NE(std::find(found.begin(), found.end(), "benchmark_throughput"), found.end());
+  EXPECT_EQ(std::find(missing.begin(), missing.end(), "benchmark_throughput"), missing.end());
   EXPECT_NE(std::find(imported->hints.begin(), imported->hints.end(), kThroughputNote), imported->hints.end());
 }
 
+TEST(Mlperf, Gpt3BenchmarkThroughputMedianIsTheLoggedFigure) {
+  const auto imported = importLog(fixture("mlperf/gpt3_result.txt"));
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_EQ(imported->run.records, 5);
+  ASSERT_TRUE(imported->medians.benchmarkThroughput);
+  EXPECT_DOUBLE_EQ(*imported->medians.benchmarkThroughput, 5154997.267404211);
+  // The timing records give the step time by name; the throughput stays apart.
+  ASSERT_TRUE(imported->medians.stepTimeSeconds);
+  EXPECT_DOUBLE_EQ(*imported->medians.stepTimeSeconds, (1.601 + 1.602) / 2.0);
+}
+
+TEST(Mlperf, OtherFormatsHaveNoBenchmarkThroughputAndDoNotListItMissing) {
+  const auto imported = importLog(fixture("megatron/core_r0.8_log_throughput.log"));
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  EXPECT_FALSE(imported->medians.benchmarkThroughput);
+  for (const auto* list : {&imported->found, &imported->missing})
+    EXPECT_EQ(std::find(list->begin(), list->end(), "benchmark_throughput"), list->end());
+}
+
 TEST(Mlperf, ARunWithNothingImportableIsRefusedSayingWhy) {
-  const auto path = fixture("mlperf/no_run_stop.txt");
+  // train_step_time alone: its unit is not documented, so there is no record.
+  const auto dir = std::filesystem::temp_directory_path() / "tb_mlperf_nothing";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "result_0.txt";
+  std::ofstream(path) << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
+                         "\"key\": \"run_start\", \"value\": null, \"metadata\": {}}\n"
+                      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", "
+                         "\"key\": \"tracked_stats\", \"value\": {\"train_step_time\": 4.9}, \"metadata\": "
+                         "{\"step\": 16}}\n";
   const auto imported = importLog(path);
+  std::filesystem::remove_all(dir);
   ASSERT_FALSE(imported.ok());
   EXPECT_EQ(imported.error().kind, ErrorKind::Parse);
   EXPECT_EQ(imported.error().message,
-            path.string() + ": expected mlperf training records, found none (" + kThroughputNote +
-                "; tracked_stats train_step_time is not imported: its unit is not documented)");
+            path.string() +
+                ": expected mlperf training records, found none (tracked_stats train_step_time is not imported: "
+                "its unit is not documented)");
 }
 
 TEST(Mlperf, ANumberOutOfRangeIsAParseErrorNamingTheLine) {

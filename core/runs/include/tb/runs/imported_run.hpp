@@ -38,6 +38,10 @@ struct ImportedStep {
   std::optional<double> tflopsPerGpu;         ///< achieved TFLOP/s per GPU
   std::optional<double> mfu;                  ///< model FLOPs utilisation as a fraction (0.42, not 42)
   std::optional<double> memoryBytes;          ///< per-GPU memory the framework reports (see memoryKind)
+  /// MLPerf's tracked_stats throughput, in the benchmark's own unit (GPT-3:
+  /// tokens/s of the job; Llama 2 LoRA: samples/s): comparable only between
+  /// runs of the same benchmark, so never converted into the rates above.
+  std::optional<double> benchmarkThroughput;
   std::optional<std::int64_t> globalBatch;    ///< samples per step, where the record gives it
   bool skippedUpdate = false;                 ///< the framework skipped this update (fp16 overflow, NaN)
 
