@@ -95,4 +95,10 @@ RegisteredCommand registerImportCommand(CLI::App& app);
 RegisteredCommand registerReportCommand(CLI::App& app);
 RegisteredCommand registerBenchmarkCommand(CLI::App& app);
 
+/// A command this build left out (a component switched off at configure
+/// time): it is listed, takes any arguments, and fails with exit 1 saying
+/// which build option and library it needs (`why`).
+RegisteredCommand registerUnavailableCommand(CLI::App& app, const std::string& name,
+                                             const std::string& description, const std::string& why);
+
 }  // namespace tb::cli

@@ -194,9 +194,11 @@ int runRun(const CommandContext& context, const RunOptions& options) {
 }  // namespace
 
 RegisteredCommand registerRunCommand(CLI::App& app) {
-  CLI::App* command = app.add_subcommand(
-      "run", "Train a Llama-style model with the embedded LibTorch engine and measure it");
-#if TB_HAVE_ENGINE
+  constexpr const char* kDescription = "Train a Llama-style model with the embedded LibTorch engine and measure it";
+#if !TB_HAVE_ENGINE
+  return registerUnavailableCommand(app, "run", kDescription, "LibTorch was not found, so there is no training engine");
+#else
+  CLI::App* command = app.add_subcommand("run", kDescription);
   auto options = std::make_shared<RunOptions>();
   addModelFlags(*command, options->modelFlags);
   command->add_option("--steps", options->steps, "Steps to train (default 20)")->type_name("N");
@@ -277,13 +279,6 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
       "first failing worker's code (128+N for signal N), naming its rank. Workers started\n"
       "by torchrun (--no-python) read RANK, WORLD_SIZE, MASTER_ADDR, ... Fields: docs/CLI.md.");
   return {command, [options](const CommandContext& context) { return runRun(context, *options); }};
-#else
-  command->allow_extras();
-  return {command, [](const CommandContext& context) {
-            return context.fail(makeError(ErrorKind::Runtime,
-                                          "run: this trainbench was built without LibTorch, so "
-                                          "the training engine is not available"));
-          }};
 #endif
 }
 

@@ -144,23 +144,6 @@ class CurlTransport final : public HttpTransport {
 
 }  // namespace
 
-std::optional<std::string> HttpResponse::header(std::string_view name) const {
-  const std::string wanted = toLower(name);
-  for (const HttpHeader& candidate : headers) {
-    if (toLower(candidate.name) == wanted) return candidate.value;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> HttpResponse::headersNamed(std::string_view name) const {
-  const std::string wanted = toLower(name);
-  std::vector<std::string> values;
-  for (const HttpHeader& candidate : headers) {
-    if (toLower(candidate.name) == wanted) values.push_back(candidate.value);
-  }
-  return values;
-}
-
 std::unique_ptr<HttpTransport> makeCurlTransport(const TransportOptions& options) {
   return std::make_unique<CurlTransport>(options);
 }

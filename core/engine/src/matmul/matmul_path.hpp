@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include <string_view>
+#include <vector>
 
 namespace tb::engine {
 
@@ -41,5 +42,10 @@ class MatmulPath {
 
 /// at::linear: LibTorch's default path (its BLAS), what the stock runtime uses.
 [[nodiscard]] const MatmulPath& atenMatmulPath();
+
+/// The CPU paths the start-up probe races: ATen's first, then the build's
+/// specialised one where it has it (oneDNN's, onednn_matmul.cpp; a build
+/// without oneDNN, matmul_paths_aten.cpp, races ATen's alone).
+[[nodiscard]] const std::vector<const MatmulPath*>& cpuMatmulPaths();
 
 }  // namespace tb::engine

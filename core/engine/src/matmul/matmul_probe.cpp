@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "runtime/host_runtime.hpp"
-#include "matmul/onednn_matmul.hpp"
 
 namespace tb::engine {
 namespace {
@@ -197,7 +196,7 @@ ProbeMeasurement measure(const ModelConfig& model, c10::Device device, const Pat
   ProbeMeasurement result;
   result.square = probeMatmulRate(device, device.is_cuda() ? kSquareGpu : kSquareCpu, kRepeats);
   if (!device.is_cuda()) {
-    const std::vector<const MatmulPath*> paths{&atenMatmulPath(), &oneDnnMatmulPath()};
+    const std::vector<const MatmulPath*>& paths = cpuMatmulPaths();
     const std::vector<double> rates = probeModelProducts(paths, model, kModelRepeats, race.arrange);
     std::vector<double> blocks(paths.size(), 0.0);
     if (race.timeBlock) {
@@ -229,7 +228,8 @@ std::string fastestPath(const std::vector<PathRate>& candidates) {
   // Two of about 25 runs of `small` on one Emerald Rapids VM took ATen's path
   // on the block alone, with products 10 % slower than oneDNN's, and trained
   // 28-36 % slower a step (docs/PERF.md, "Start-up choices").
-  return byBlock == byProducts ? byBlock : std::string(oneDnnMatmulPath().name());
+  // The specialised path is the last candidate (cpuMatmulPaths' order).
+  return byBlock == byProducts ? byBlock : candidates.back().path;
 }
 
 MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool pickFastest,
@@ -244,8 +244,11 @@ MatmulChoice chooseMatmulPath(const ModelConfig& model, c10::Device device, bool
       choice.peak = {candidate.gflops, candidate.path + " on the model's products"};
     }
   }
-  if (pickFastest && fastestPath(measured.candidates) == oneDnnMatmulPath().name()) {
-    choice.path = &oneDnnMatmulPath();
+  if (pickFastest) {
+    const std::string fastest = fastestPath(measured.candidates);
+    for (const MatmulPath* path : cpuMatmulPaths()) {
+      if (path->name() == fastest) choice.path = path;
+    }
   }
   return choice;
 }

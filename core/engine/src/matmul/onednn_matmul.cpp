@@ -263,4 +263,9 @@ const MatmulPath& oneDnnMatmulPath() {
   return path;
 }
 
+const std::vector<const MatmulPath*>& cpuMatmulPaths() {
+  static const std::vector<const MatmulPath*> paths{&atenMatmulPath(), &oneDnnMatmulPath()};
+  return paths;
+}
+
 }  // namespace tb::engine

@@ -1,0 +1,20 @@
+// `config` and `validate` in a build without core/config (TB_WITH_CONFIG=OFF:
+// no yaml-cpp, as on the GPU machine of tests/gpu/run-on-gpu.sh).
+#include "command.hpp"
+
+namespace tb::cli {
+namespace {
+
+constexpr const char* kWhy = "TB_WITH_CONFIG=OFF: core/config needs yaml-cpp";
+
+}  // namespace
+
+RegisteredCommand registerConfigCommand(CLI::App& app) {
+  return registerUnavailableCommand(app, "config", "Generate a release's launch artifacts", kWhy);
+}
+
+RegisteredCommand registerValidateCommand(CLI::App& app) {
+  return registerUnavailableCommand(app, "validate", "Check training configuration files", kWhy);
+}
+
+}  // namespace tb::cli
