@@ -30,6 +30,8 @@ packages=(
   qtkeychain-qt6-dev
   # tests: GoogleTest, and a real OCI registry on loopback for the registry client
   libgtest-dev libgmock-dev docker-registry
+  # the window layout test in a real X server (Qt's xcb platform on Xvfb)
+  xvfb qt6-qpa-plugins
   # numerical parity and the eager benchmark compare the engine with PyTorch
   # itself (Debian's, the same 1.13 as libtorch-dev); its torchrun launches
   # the data-parallel tests' workers

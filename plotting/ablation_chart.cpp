@@ -8,6 +8,7 @@
 
 #include "plotting/ablation_series.h"
 #include "plotting/chart_context_menu.h"
+#include "plotting/plot_message.h"
 
 namespace tb::plotting {
 
@@ -23,6 +24,7 @@ AblationChart::AblationChart(const QString& exportName, QWidget* parent) : Theme
   legend->setMargins(QMargins(6, 2, 6, 2));
   plotLayout()->setRowStretchFactor(1, 0.001);
   installExportMenu(*this, exportName);
+  connect(this, &QCustomPlot::afterLayout, this, &AblationChart::fitChainLabels);
 }
 
 void AblationChart::setResults(const tb::bench::AblationResults& results) {
@@ -76,21 +78,38 @@ void AblationChart::useChainAxis() {
     ticker->addTick(position, shortChainLabel(position));
   }
   xAxis->setTicker(ticker);
+  chainLabelsWrapped_ = false;
   xAxis->setSubTicks(false);
   xAxis->setTickLength(0, 4);
   xAxis->grid()->setVisible(false);
   xAxis->setRange(-0.55, kChainLength - 0.45);
 }
 
-void AblationChart::showMessage(const QString& text) {
-  auto* message = new QCPItemText(this);
-  message->setClipToAxisRect(false);
-  message->position->setType(QCPItemPosition::ptAxisRectRatio);
-  message->position->setCoords(0.5, 0.5);
-  message->setPositionAlignment(Qt::AlignCenter);
-  message->setText(text);
-  message->setColor(theme().foreground);
+void AblationChart::fitChainLabels() {
+  // Four categories share the axis. Where "+CompilerOpt" is wider than its
+  // share (each chart is a quarter of a 1280 px window), the step names
+  // take two lines instead of printing over their neighbours.
+  const auto ticker = xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+  if (!ticker) return;
+  const QFontMetrics metrics(xAxis->tickLabelFont());
+  const double share = axisRect()->width() / xAxis->range().size();  // pixels per category
+  bool wrap = false;
+  for (int position = 0; position < kChainLength; ++position) {
+    wrap = wrap || metrics.horizontalAdvance(shortChainLabel(position)) > 0.92 * share;
+  }
+  if (wrap == chainLabelsWrapped_) return;
+  chainLabelsWrapped_ = wrap;
+  for (int position = 0; position < kChainLength; ++position) {
+    QString label = shortChainLabel(position);
+    if (wrap) label.replace(QStringLiteral("Opt"), QStringLiteral("\nOpt"));
+    ticker->addTick(position, label);  // replaces the label at that position
+  }
+  replot(rpQueuedReplot);
 }
+
+bool AblationChart::chainLabelsWrapped() const { return chainLabelsWrapped_; }
+
+void AblationChart::showMessage(const QString& text) { addPlotMessage(*this, text, theme().foreground); }
 
 const AblationBar* AblationChart::barAt(const QVector<AblationBar>& bars,
                                         const QPointF& position) const {

@@ -42,6 +42,8 @@ class AblationChart : public ThemedChart {
   [[nodiscard]] bool hasResults() const { return !results_.configurations.empty(); }
   /// The names of the series drawn, in legend order.
   [[nodiscard]] QStringList seriesNames() const { return seriesNames_; }
+  /// Whether the step names on the x axis take two lines (too narrow for one).
+  [[nodiscard]] bool chainLabelsWrapped() const;
 
  protected:
   /// `exportName` is the file name the export dialog proposes.
@@ -64,8 +66,12 @@ class AblationChart : public ThemedChart {
                                          const QPointF& position) const;
 
  private:
+  /// After each layout: two-line step names where one line does not fit.
+  void fitChainLabels();
+
   tb::bench::AblationResults results_;
   QStringList seriesNames_;
+  bool chainLabelsWrapped_ = false;
 };
 
 /// Throughput per configuration: bars normalised to Base (Base = 1.0) with

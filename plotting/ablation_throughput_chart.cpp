@@ -95,6 +95,10 @@ void AblationThroughputChart::draw() {
       plus.append(std::max(0.0, bar.high - bar.value));
       double& axisTop = top.at(right ? 1 : 0);
       axisTop = std::max(axisTop, bar.high);
+      bars_.append(bar);
+      // Normalised, every Base is 1.00x by definition (the dashed line says
+      // so): their labels would only crowd each other over the narrow bars.
+      if (normalised_ && position == 0) continue;
 
       auto* text = new QCPItemText(this);
       text->setClipToAxisRect(false);
@@ -109,7 +113,6 @@ void AblationThroughputChart::draw() {
       text->setColor(theme().foreground);
       text->setText(bar.speedup > 0.0 ? speedupText(bar.speedup)
                                       : formatThroughput(bar.value, series.unit));
-      bars_.append(bar);
     }
     errors->setData(minus, plus);
     names.append(series.name);
@@ -119,7 +122,7 @@ void AblationThroughputChart::draw() {
   // Headroom above the tallest error bar keeps the speedup text inside.
   yAxis->setRange(0.0, (top.at(0) > 0.0 ? top.at(0) : 1.0) * 1.18);
   if (normalised_) {
-    yAxis->setLabel(tr("Throughput relative to Base (\u00d7)"));
+    yAxis->setLabel(tr("Relative to Base (\u00d7)"));  // short: the chart's title says throughput
     auto* line = new QCPItemStraightLine(this);
     line->setPen(QPen(theme().foreground, 1, Qt::DashLine));
     line->point1->setCoords(-1.0, 1.0);

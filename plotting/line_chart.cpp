@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "plotting/chart_theme.h"
+#include "plotting/plot_message.h"
 #include "plotting/qcustomplot_include.h"
 
 namespace tb::plotting {
@@ -76,7 +77,33 @@ void LineChart::setSeriesData(int series, const QVector<double>& x, const QVecto
 
 void LineChart::clearData() {
   for (int i = 0; i < plot_->graphCount(); ++i) plot_->graph(i)->data()->clear();
+  updateEmptyState();
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LineChart::setEmptyMessage(const QString& text) {
+  if (emptyMessage_ == nullptr) {
+    emptyMessage_ = addPlotMessage(*plot_, text, themeForPalette(palette()).foreground);
+  } else {
+    emptyMessage_->setText(text);
+  }
+  updateEmptyState();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LineChart::emptyMessage() const { return emptyMessage_ != nullptr ? emptyMessage_->text() : QString(); }
+
+bool LineChart::showsEmptyMessage() const { return emptyMessage_ != nullptr && emptyMessage_->visible(); }
+
+void LineChart::updateEmptyState() {
+  if (emptyMessage_ == nullptr) return;
+  bool empty = true;
+  for (int i = 0; i < plot_->graphCount() && empty; ++i) empty = plot_->graph(i)->data()->isEmpty();
+  emptyMessage_->setVisible(empty);
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setTickLabels(!empty);
+    axis->setTicks(!empty);
+  }
 }
 
 int LineChart::pointCount(int series) const {
@@ -96,9 +123,11 @@ void LineChart::changeEvent(QEvent* event) {
   for (int i = 0; i < plot_->graphCount(); ++i) {
     plot_->graph(i)->setPen(QPen(seriesColor(theme, i), 1.6));
   }
+  if (emptyMessage_ != nullptr) emptyMessage_->setColor(theme.foreground);
 }
 
 void LineChart::rescaleAndReplot() {
+  updateEmptyState();
   plot_->rescaleAxes();
   // A flat curve (one point, or a constant) gets a visible band instead of
   // QCustomPlot's zero-height range.

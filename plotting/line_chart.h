@@ -9,6 +9,7 @@
 #include <QVector>
 #include <QWidget>
 
+class QCPItemText;
 class QCustomPlot;
 class QTimer;
 
@@ -30,6 +31,12 @@ class LineChart : public QWidget {
   /// Replaces a series' points (a stored run loaded at once).
   void setSeriesData(int series, const QVector<double>& x, const QVector<double>& y);
   void clearData();
+  /// What the chart says while no series has a point ("Start a run to see
+  /// its loss"); its axes then show no scale, which would read as data.
+  void setEmptyMessage(const QString& text);
+  [[nodiscard]] QString emptyMessage() const;
+  /// Whether the empty message shows: no series has a point.
+  [[nodiscard]] bool showsEmptyMessage() const;
   [[nodiscard]] int pointCount(int series) const;
   [[nodiscard]] int seriesCount() const;
 
@@ -44,8 +51,12 @@ class LineChart : public QWidget {
 
  private:
   void rescaleAndReplot();
+  /// Shows the empty message and hides the scales while there are no
+  /// points, and the other way round.
+  void updateEmptyState();
 
   QCustomPlot* plot_;
+  QCPItemText* emptyMessage_ = nullptr;
   QTimer* redraw_;  ///< at most one redraw per interval while points stream in
   int capacity_ = 20000;
 };

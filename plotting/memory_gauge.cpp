@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "plotting/chart_theme.h"
+#include "plotting/plot_message.h"
 #include "plotting/qcustomplot_include.h"
 #include "tb/common/units.hpp"
 
@@ -24,7 +25,8 @@ MemoryGauge::MemoryGauge(QWidget* parent)
     : QWidget(parent),
       plot_(new QCustomPlot(this)),
       bars_(new QCPBars(plot_->yAxis, plot_->xAxis)),
-      budgetLine_(new QCPItemStraightLine(plot_)) {
+      budgetLine_(new QCPItemStraightLine(plot_)),
+      emptyMessage_(addPlotMessage(*plot_, tr("Memory in use appears once a run starts"), QColor())) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
@@ -70,7 +72,10 @@ void MemoryGauge::restyle() {
   bars_->setPen(QPen(bar));
   bars_->setBrush(bar.lighter(theme.dark ? 90 : 130));
   budgetLine_->setPen(QPen(seriesColor(theme, 5), 2, Qt::DashLine));
+  emptyMessage_->setColor(theme.foreground);
 }
+
+bool MemoryGauge::showsEmptyMessage() const { return emptyMessage_->visible(); }
 
 void MemoryGauge::redraw() {
   bars_->setData({1.0, 2.0}, {mib(live_), mib(peak_)}, true);
@@ -82,6 +87,10 @@ void MemoryGauge::redraw() {
   }
   const double top = std::max({mib(peak_), hasBudget ? mib(budget_) : 0.0, 1.0});
   plot_->xAxis->setRange(0.0, top * 1.08);
+  const bool empty = live_ == 0 && peak_ == 0;
+  emptyMessage_->setVisible(empty);
+  plot_->xAxis->setTickLabels(!empty || hasBudget);  // a budget alone has a scale to show
+  plot_->xAxis->setTicks(!empty || hasBudget);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

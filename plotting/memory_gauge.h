@@ -10,6 +10,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCPItemStraightLine;
+class QCPItemText;
 
 namespace tb::plotting {
 
@@ -29,6 +30,8 @@ class MemoryGauge : public QWidget {
   [[nodiscard]] std::uint64_t peakBytes() const noexcept { return peak_; }
   [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }
   [[nodiscard]] QCustomPlot& plot() noexcept { return *plot_; }
+  /// No memory reported yet: the gauge says so instead of a scale of nothing.
+  [[nodiscard]] bool showsEmptyMessage() const;
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -40,6 +43,7 @@ class MemoryGauge : public QWidget {
   QCustomPlot* plot_;
   QCPBars* bars_;
   QCPItemStraightLine* budgetLine_;
+  QCPItemText* emptyMessage_;  ///< shown until a run reports memory
   std::uint64_t live_ = 0;
   std::uint64_t peak_ = 0;
   std::uint64_t budget_ = 0;

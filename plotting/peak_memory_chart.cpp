@@ -151,12 +151,14 @@ void PeakMemoryChart::draw() {
   }
   yAxis2->setVisible(split);
   if (split) {
-    yAxis->setLabel(tr("Engine peak memory (%1)").arg(engineAxis.unit));
-    yAxis2->setLabel(tr("Cluster peak memory per GPU (%1)").arg(clusterAxis.unit));
+    yAxis->setLabel(tr("Engine (%1)").arg(engineAxis.unit));
+    // Short titles (the chart's own says peak memory): a longer one is cut
+    // at the plot's height in a 1280 px window.
+    yAxis2->setLabel(tr("Cluster, per GPU (%1)").arg(clusterAxis.unit));
   } else if (anyEngine) {
-    yAxis->setLabel(tr("Peak memory (%1)").arg(engineAxis.unit));
+    yAxis->setLabel(tr("Peak (%1)").arg(engineAxis.unit));
   } else {
-    yAxis->setLabel(tr("Peak memory per GPU (%1)").arg(engineAxis.unit));
+    yAxis->setLabel(tr("Peak per GPU (%1)").arg(engineAxis.unit));
   }
   if (budget > 0.0) {
     const QColor lineColor = theme().dark ? QColor(0xFF, 0x80, 0x80) : QColor(0xC0, 0x1C, 0x28);

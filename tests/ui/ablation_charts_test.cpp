@@ -199,7 +199,7 @@ class AblationChartsTest : public QObject {
     QVERIFY(chart.yAxis2->visible());
     QVERIFY2(chart.yAxis->label().startsWith(QStringLiteral("Engine")),
              qPrintable(chart.yAxis->label()));
-    QVERIFY2(chart.yAxis2->label().contains(QStringLiteral("Cluster peak memory per GPU (GiB)")),
+    QVERIFY2(chart.yAxis2->label().contains(QStringLiteral("Cluster, per GPU (GiB)")),
              qPrintable(chart.yAxis2->label()));
     const int plotHeight = chart.axisRect()->height();
     int engineBars = 0;
@@ -253,7 +253,7 @@ class AblationChartsTest : public QObject {
     tb::plotting::PeakMemoryChart chart;
     chart.setResults(results);
     QVERIFY(!chart.yAxis2->visible());
-    QCOMPARE(chart.yAxis->label(), QStringLiteral("Peak memory (MiB)"));
+    QCOMPARE(chart.yAxis->label(), QStringLiteral("Peak (MiB)"));
     QVERIFY(chart.yAxis->range().upper > 337.0 && chart.yAxis->range().upper < 450.0);
     QCOMPARE(chart.bars().at(0).value, 244.0 / 1024.0);  // bars() stay in GiB
     QCOMPARE(chart.itemCount(), 4);  // one value per bar, with its unit
@@ -361,6 +361,29 @@ class AblationChartsTest : public QObject {
     empty.setResults({});
     empty.replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(empty.axisRect()->width() > 450);
+  }
+
+  void stepNamesTakeTwoLinesWhereOneDoesNotFit() {
+    // A quarter of a 1280 px window: "+CompilerOpt" printed over "+CkptOpt".
+    tb::plotting::AblationThroughputChart chart;
+    chart.setResults(engineResults());
+    chart.resize(320, 260);
+    chart.show();  // a hidden widget gets its resize event only when shown
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(chart.chainLabelsWrapped());
+    const auto ticker = chart.xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().value(2), QStringLiteral("+Compiler\nOpt"));
+    // Given room, one line again; and no label wider than its category.
+    chart.resize(1100, 400);
+    QTRY_COMPARE(chart.width(), 1100);
+    chart.replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(!chart.chainLabelsWrapped());
+    QCOMPARE(ticker->ticks().value(2), QStringLiteral("+CompilerOpt"));
+    const QFontMetrics metrics(chart.xAxis->tickLabelFont());
+    const double share = chart.axisRect()->width() / chart.xAxis->range().size();
+    for (const QString& label : ticker->ticks()) QVERIFY2(metrics.horizontalAdvance(label) < share, qPrintable(label));
   }
 
   void darkPaletteRebuildsWithLightText() {

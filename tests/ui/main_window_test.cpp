@@ -1,9 +1,7 @@
 // The main window: only built pages in the sidebar, extra catalogs loaded all
 // or nothing (with the loader's message on screen), and choices that survive
 // a restart without ever touching the real user's settings file.
-#include <QAbstractButton>
 #include <QComboBox>
-#include <QScrollBar>
 #include <QDir>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -13,6 +11,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableView>
@@ -29,6 +28,7 @@
 #include "ui/image/host_panel.h"
 #include "ui/image/image_page.h"
 #include "ui/main_window.h"
+#include "ui/open_files.h"
 #include "ui/memory/memory_inputs_form.h"
 #include "ui/memory/memory_page.h"
 #include "ui/memory/memory_page_inputs.h"
@@ -120,63 +120,6 @@ class MainWindowTest : public QObject {
     QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800,
              qPrintable(
                  QStringLiteral("minimum size %1x%2").arg(minimum.width()).arg(minimum.height())));
-  }
-
-  void everyPageFitsTheDefaultWindowWithoutScrollingSideways_data() {
-    QTest::addColumn<QSize>("size");
-    QTest::newRow("1280x800") << QSize(1280, 800);
-    QTest::newRow("default") << MainWindow::kDefaultSize;
-    QTest::newRow("1920x1080") << QSize(1920, 1080);
-  }
-
-  void everyPageFitsTheDefaultWindowWithoutScrollingSideways() {
-    // Pages scroll inside their slot (addPage) so that a small screen still
-    // works; at a laptop's 1280x800, the default size (the screenshots') and
-    // full HD none may need to sideways: a table cut off at the right is a
-    // page nobody can read whole.
-    QFETCH(QSize, size);
-    auto window = makeWindow();
-    window->resize(size);
-    window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
-    for (const QString& id : window->sidebarPageIds()) {
-      QVERIFY(window->showPage(id));
-      auto* scroll = window->findChild<QScrollArea*>(id + QStringLiteral("PageScroll"));
-      QVERIFY2(scroll != nullptr, qPrintable(id));
-      QTRY_VERIFY(scroll->widget()->isVisible());
-      const int overflow = scroll->widget()->minimumSizeHint().width() -
-                           scroll->viewport()->width();
-      QVERIFY2(overflow <= 0, qPrintable(QStringLiteral("the %1 page needs %2 px more width")
-                                             .arg(id)
-                                             .arg(overflow)));
-      QTest::qWait(100);  // the page's splitters lay out once it is shown
-      // Nor may a form inside it: the Runs form's column once cut its combo
-      // boxes and its Browse button ("Bro") behind a sideways scroll bar.
-      // (Forms: scroll areas with fields in them.)
-      for (auto* inner : scroll->widget()->findChildren<QScrollArea*>()) {
-        if (!inner->isVisible()) continue;
-        const int room = inner->viewport()->width();
-        bool form = false;
-        for (QWidget* field : inner->widget()->findChildren<QWidget*>()) {
-          const bool input = qobject_cast<QComboBox*>(field) || qobject_cast<QSpinBox*>(field) ||
-                             qobject_cast<QLineEdit*>(field) ||
-                             qobject_cast<QAbstractButton*>(field);
-          if (!input || !field->isVisible()) continue;
-          form = true;
-          const int right = field->mapTo(inner->viewport(), QPoint(field->width(), 0)).x();
-          QVERIFY2(right <= room,
-                   qPrintable(QStringLiteral("%1: %2 ends at %3, past the %4 px it has "
-                                                 "(the form: %5 px, at least %6)")
-                                  .arg(id, field->objectName())
-                                  .arg(right)
-                                  .arg(room)
-                                  .arg(inner->widget()->width())
-                                  .arg(inner->widget()->minimumSizeHint().width())));
-        }
-        QVERIFY2(!form || !inner->horizontalScrollBar()->isVisible(),
-                 qPrintable(id + QStringLiteral(": a form scrolls sideways")));
-      }
-    }
   }
 
   void memoryPageWithLongBreakdownTermsFitsTheDefaultWindow() {
@@ -337,6 +280,32 @@ class MainWindowTest : public QObject {
     QVERIFY2(child<QLabel>(window.get(), "ablationMessage")->text().contains(QStringLiteral("notes.bin")),
              qPrintable(child<QLabel>(window.get(), "ablationMessage")->text()));
     QCOMPARE(ablation->sourceModel()->rowCount(), 2);
+  }
+
+  void everyKindOfFileHasItsPage() {
+    // What `trainbench-studio FILE…` and the desktop's "Open with" decide,
+    // one file of each kind the Studio reads.
+    using tb::ui::OpenTarget;
+    const QString data = QStringLiteral(TB_REPO_TEST_DATA);
+    const std::initializer_list<std::pair<const char*, OpenTarget>> cases{
+        {"/bench/results-fixture.json", OpenTarget::Ablation},
+        {"/bench/cluster-good.csv", OpenTarget::Ablation},
+        {"/bench/cluster-good.json", OpenTarget::Ablation},
+        {"/logs/megatron/core_v0.16_first_iteration.log", OpenTarget::Ablation},
+        {"/logs/hf-trainer/trainer_state_old_keys.json", OpenTarget::Ablation},
+        {"/logs/mlperf/gpt3_result.txt", OpenTarget::Ablation},
+        {"/config/bad_ds_stage.json", OpenTarget::Validator},
+        {"/config/good.env", OpenTarget::Validator},
+        {"/config/bad_arch.yaml", OpenTarget::Validator},
+        {"/config/good.Dockerfile", OpenTarget::Validator},
+        {"/config/compile_off.py", OpenTarget::Validator},
+    };
+    for (const auto& [relative, target] : cases) {
+      QVERIFY2(QFileInfo::exists(data + QLatin1String(relative)), relative);
+      QVERIFY2(tb::ui::openTargetFor(data + QLatin1String(relative)) == target, relative);
+    }
+    QVERIFY(tb::ui::openTargetFor(tb::ui::test::testDataFile(QStringLiteral("extra-release.json"))) ==
+            OpenTarget::Catalog);
   }
 
   void aboutNamesVersionLicenceAndCredits() {

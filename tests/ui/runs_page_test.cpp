@@ -131,6 +131,11 @@ class RunsPageTest : public QObject {
 
   void tinyRunCompletesWithCurvesAndIsListed() {
     form().setSteps(30);
+    // Before any run the charts say what they will show, with no scales.
+    for (const char* name : {"lossChart", "throughputChart"}) {
+      QVERIFY2(liveChart<tb::plotting::LineChart>(name)->showsEmptyMessage(), name);
+    }
+    QVERIFY(liveChart<tb::plotting::MemoryGauge>("memoryGauge")->showsEmptyMessage());
     QVERIFY(startButton()->isEnabled());
     QTest::mouseClick(startButton(), Qt::LeftButton);
     QVERIFY(page().isRunning());
@@ -144,6 +149,8 @@ class RunsPageTest : public QObject {
     QCOMPARE(liveChart<tb::plotting::LineChart>("lossChart")->pointCount(0), 30);
     QCOMPARE(liveChart<tb::plotting::LineChart>("throughputChart")->pointCount(0), 30);
     QVERIFY(liveChart<tb::plotting::MemoryGauge>("memoryGauge")->peakBytes() > 0);
+    QTRY_VERIFY(!liveChart<tb::plotting::LineChart>("lossChart")->showsEmptyMessage());
+    QVERIFY(!liveChart<tb::plotting::MemoryGauge>("memoryGauge")->showsEmptyMessage());
     const QString log = widget<QPlainTextEdit>("runLog")->toPlainText();
     QVERIFY(log.contains(QStringLiteral("ended completed")));
     QVERIFY(startButton()->isEnabled());

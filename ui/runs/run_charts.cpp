@@ -21,10 +21,12 @@ RunCharts::RunCharts(QWidget* parent)
   loss_->setTitle(tr("Loss"));
   loss_->setAxisLabels(tr("step"), tr("cross-entropy"));
   loss_->addSeries(tr("loss"));
+  loss_->setEmptyMessage(tr("Start a run to see its loss here"));
   throughput_->setObjectName(QStringLiteral("throughputChart"));
   throughput_->setTitle(tr("Throughput"));
   throughput_->setAxisLabels(tr("step"), tr("tokens/s"));
   throughput_->addSeries(tr("tokens/s"));
+  throughput_->setEmptyMessage(tr("Tokens per second appear once a run starts"));
   memory_->setObjectName(QStringLiteral("memoryGauge"));
   memory_->setMaximumHeight(120);
 

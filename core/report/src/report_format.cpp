@@ -22,6 +22,8 @@ std::string speedupText(double speedup) {
   return speedup > 0.0 ? fixed(speedup, 2) + "\u00d7" : "\u2014";
 }
 
+std::string gpusText(int gpus) { return gpus > 0 ? std::to_string(gpus) : "\u2014"; }
+
 std::string base64(const std::string& data) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

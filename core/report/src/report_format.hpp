@@ -13,6 +13,9 @@ namespace tb::report::detail {
 /// "1.52×", or "—" when there is no speedup to show.
 [[nodiscard]] std::string speedupText(double speedup);
 
+/// The GPUs of a row: "8", or "—" for the engine's CPU runs (0 GPUs).
+[[nodiscard]] std::string gpusText(int gpus);
+
 /// Base64 (RFC 4648) for data: URLs.
 [[nodiscard]] std::string base64(const std::string& data);
 

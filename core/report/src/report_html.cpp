@@ -60,7 +60,7 @@ std::string tableHtml(const std::vector<ReportRow>& rows) {
       "<th>Peak memory</th><th>MFU</th><th>Loss</th></tr></thead>\n<tbody>\n";
   for (const ReportRow& row : rows) {
     out += "<tr><td>" + escape(row.label) + "</td><td>" + escape(row.source) + "</td><td>" +
-           escape(row.model) + "</td><td>" + std::to_string(row.gpus) + "</td><td>" +
+           escape(row.model) + "</td><td>" + gpusText(row.gpus) + "</td><td>" +
            fixed(row.throughput.median, 1) + " " + escape(row.throughputUnit) + "</td><td>" +
            fixed(row.throughput.min, 1) + "–" + fixed(row.throughput.max, 1) +
            "</td><td class=\"speedup\">" + speedupText(row.speedupOverBase) + "</td><td>" +

@@ -74,7 +74,7 @@ std::string renderMarkdown(const bench::AblationResults& results) {
   std::string notes;
   for (const ReportRow& row : reportRows(results)) {
     out += "| " + markdownCell(row.label) + " | " + row.source + " | " + markdownCell(row.model) +
-           " | " + std::to_string(row.gpus) + " | " + fixed(row.throughput.median, 1) + " " +
+           " | " + gpusText(row.gpus) + " | " + fixed(row.throughput.median, 1) + " " +
            row.throughputUnit + " | " + fixed(row.throughput.min, 1) + "–" +
            fixed(row.throughput.max, 1) + " | " + speedupText(row.speedupOverBase) + " | " +
            (row.stepTimeMedianS > 0 ? fixed(row.stepTimeMedianS, 3) + " s" : "—") + " | " +
