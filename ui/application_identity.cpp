@@ -5,17 +5,21 @@
 #include <QCoreApplication>
 #include <QGuiApplication>
 
+#include "tb/common/build_info.hpp"
+#include "tb/registry/http_transport.hpp"
+
 namespace tb::ui {
 
 QString organizationName() { return QStringLiteral("TrainBench"); }
 
 QString applicationName() { return QStringLiteral("TrainBench Studio"); }
 
-QString applicationVersion() { return QStringLiteral(TB_VERSION); }
+QString applicationVersion() { return QString::fromUtf8(tb::projectVersion()); }
 
 QString desktopFileName() { return QStringLiteral("trainbench-studio"); }
 
 QString aboutText(const QString& catalogVersion) {
+  const QString git = QString::fromUtf8(tb::gitDescription());
   return QCoreApplication::translate(
              "tb::ui::About",
              "<h3>%1 %2</h3>"
@@ -25,9 +29,13 @@ QString aboutText(const QString& catalogVersion) {
              "<p>Licensed under the GNU General Public License, version 3 or (at your "
              "option) any later version (GPL-3.0-or-later). There is NO WARRANTY.</p>"
              "<p>Charts use <a href=\"https://www.qcustomplot.com/\">QCustomPlot</a> by "
-             "Emanuel Eichhammer (GPL-3.0). Built with Qt %4.</p>")
-      .arg(applicationName().toHtmlEscaped(), applicationVersion().toHtmlEscaped(),
-           catalogVersion.toHtmlEscaped(), QString::fromLatin1(qVersion()));
+             "Emanuel Eichhammer (GPL-3.0). Built with Qt %4, running on Qt %5; registry "
+             "client on %6.</p>")
+      .arg(applicationName().toHtmlEscaped(),
+           QString(applicationVersion() + (git.isEmpty() ? QString() : QStringLiteral(" (git %1)").arg(git)))
+               .toHtmlEscaped(),
+           catalogVersion.toHtmlEscaped(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()),
+           QString::fromStdString(tb::registry::transportLibraryVersion()).toHtmlEscaped());
 }
 
 void applyApplicationIdentity() {

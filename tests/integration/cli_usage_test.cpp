@@ -2,6 +2,8 @@
 // exit code 2 with a message for a command line that cannot be parsed.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "cli_runner.hpp"
 
 namespace tb::cli::test {
@@ -30,10 +32,26 @@ TEST(CliUsage, CompatHelpExitsZeroAndDocumentsOptionsAndExitCodes) {
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos) << run.out;
 }
 
-TEST(CliUsage, VersionPrintsProjectVersion) {
+TEST(CliUsage, VersionNamesTheBuildAndEveryLibraryItRunsOn) {
   const CliRun run = runCli({"--version"});
   EXPECT_EQ(run.exitCode, 0) << run.err;
-  EXPECT_EQ(run.out, std::string("trainbench ") + TB_EXPECTED_VERSION + "\n");
+  // First line: the project version and the tree's git description, which
+  // the checkout this test builds from has.
+  const std::string first = run.out.substr(0, run.out.find('\n'));
+  EXPECT_TRUE(first.starts_with(std::string("trainbench ") + TB_EXPECTED_VERSION + " (git ")) << first;
+  // Then one line per library, each with a version the library reported.
+  const std::regex version("[0-9]+\\.[0-9]+(\\.[0-9]+)?");
+  for (const std::string& name : {std::string("LibTorch"), std::string("oneDNN"), std::string("BLAS"),
+                                  std::string("registry client")}) {
+    const std::size_t at = run.out.find("\n  " + name + " ");
+    ASSERT_NE(at, std::string::npos) << name << " missing from\n" << run.out;
+    const std::string line = run.out.substr(at + 1, run.out.find('\n', at + 1) - at - 1);
+    EXPECT_TRUE(std::regex_search(line, version)) << line;
+  }
+  EXPECT_NE(run.out.find("OpenBLAS 0."), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(", kernel "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("libcurl "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\n  NCCL "), std::string::npos) << run.out;
 }
 
 TEST(CliUsage, MissingCommandExitsTwoWithMessage) {

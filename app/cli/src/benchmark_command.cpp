@@ -25,6 +25,7 @@
 #include "model_flags.hpp"
 #include "output.hpp"
 #include "tb/bench/ablation_runner.hpp"
+#include "tb/common/build_info.hpp"
 #include "tb/bench/default_budget.hpp"
 #include "tb/common/stop_signals.hpp"
 #include "tb/common/units.hpp"
@@ -142,7 +143,7 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
     }
     spec.processes = *options.processes;
   }
-  spec.appVersion = TB_VERSION;
+  spec.appVersion = std::string(projectVersion());
   spec.outDir = options.out.empty()
                     ? bench::defaultBenchmarkOutDir(model->name)
                     : std::filesystem::path(options.out);

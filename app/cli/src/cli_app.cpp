@@ -9,12 +9,17 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
 
+#include "tb/common/build_info.hpp"
+#include "tb/registry/http_transport.hpp"
+
 #if TB_HAVE_ENGINE
 #include "tb/engine/blas_kernels.hpp"
+#include "tb/engine/library_versions.hpp"
 #endif
 
 namespace tb::cli {
@@ -37,13 +42,30 @@ constexpr std::array<CommandRegistrar, 11> kCommands = {
     &registerBenchmarkCommand,
 };
 
+/// What this trainbench was built with and runs on, for --version.
+std::vector<ComponentVersion> buildComponents() {
+#if TB_HAVE_ENGINE
+  std::vector<ComponentVersion> components = engine::engineLibraryVersions();
+#else
+  std::vector<ComponentVersion> components{{"LibTorch", "not found at build time: no training engine"}};
+#endif
+  components.push_back({"registry client", registry::transportLibraryVersion()});
+  return components;
+}
+
 std::string failureMessage(const CLI::App* /*app*/, const CLI::Error& error) {
   return "trainbench: " + std::string(error.what()) +
          "\nRun with --help for more information.\n";
 }
 
 void addGlobalOptions(CLI::App& app, GlobalOptions& globals) {
-  app.set_version_flag("--version", std::string("trainbench ") + TB_VERSION);
+  // Asked only when --version is given: the engine's libraries report
+  // themselves at run time (the BLAS kernel depends on the CPU).
+  app.set_version_flag("--version", [] {
+    std::string text = versionText("trainbench", buildComponents());
+    text.pop_back();  // CLI11 ends the line itself
+    return text;
+  });
   app.add_option("--catalog", globals.catalogFiles,
                  "Extra release catalog (JSON) laid over the built-in one; repeatable, "
                  "later files win")

@@ -144,6 +144,13 @@ class CurlTransport final : public HttpTransport {
 
 }  // namespace
 
+std::string transportLibraryVersion() {
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  std::string text = std::string("libcurl ") + info->version;
+  if (info->ssl_version != nullptr) text += std::string(", ") + info->ssl_version;
+  return text;
+}
+
 std::unique_ptr<HttpTransport> makeCurlTransport(const TransportOptions& options) {
   return std::make_unique<CurlTransport>(options);
 }

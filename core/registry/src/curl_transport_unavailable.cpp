@@ -21,6 +21,8 @@ class UnavailableTransport final : public HttpTransport {
 
 }  // namespace
 
+std::string transportLibraryVersion() { return "none: built with TB_WITH_REGISTRY=OFF"; }
+
 std::unique_ptr<HttpTransport> makeCurlTransport(const TransportOptions& /*options*/) {
   return std::make_unique<UnavailableTransport>();
 }

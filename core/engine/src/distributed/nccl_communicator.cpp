@@ -232,6 +232,13 @@ Error cannotJoin(const GroupSettings& settings, const std::string& why) {
 
 bool ncclBuilt() { return true; }
 
+std::string ncclVersion() {
+  int code = 0;
+  if (ncclGetVersion(&code) != ncclSuccess) return "unknown";
+  // NCCL_VERSION_CODE's encoding: major*10000 + minor*100 + patch since 2.9.
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+}
+
 Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& settings) {
   int devices = 0;
   if (const cudaError_t error = cudaGetDeviceCount(&devices); error != cudaSuccess) {
@@ -302,6 +309,8 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
 #else
 
 bool ncclBuilt() { return false; }
+
+std::string ncclVersion() { return {}; }
 
 Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& settings) {
   return makeError(ErrorKind::Runtime,

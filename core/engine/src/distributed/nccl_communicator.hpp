@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "distributed/c10d_communicator.hpp"
 
@@ -11,6 +12,8 @@ namespace tb::engine {
 
 /// Whether this build carries the NCCL communicator.
 [[nodiscard]] bool ncclBuilt();
+/// The NCCL library's own version ("2.27.3"), empty where none is built.
+[[nodiscard]] std::string ncclVersion();
 
 /// Joins the group with Gloo for the store and host tensors and an NCCL
 /// communicator on the GPU of this worker's local rank for device tensors.

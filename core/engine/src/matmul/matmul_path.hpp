@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -47,5 +48,9 @@ class MatmulPath {
 /// specialised one where it has it (oneDNN's, onednn_matmul.cpp; a build
 /// without oneDNN, matmul_paths_aten.cpp, races ATen's alone).
 [[nodiscard]] const std::vector<const MatmulPath*>& cpuMatmulPaths();
+
+/// The oneDNN the engine calls ("3.0.0"), as the library reports it; empty
+/// in a build without oneDNN.
+[[nodiscard]] std::string oneDnnVersion();
 
 }  // namespace tb::engine

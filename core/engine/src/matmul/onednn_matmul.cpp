@@ -263,6 +263,12 @@ const MatmulPath& oneDnnMatmulPath() {
   return path;
 }
 
+std::string oneDnnVersion() {
+  const dnnl_version_t* version = dnnl_version();
+  return std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
+         std::to_string(version->patch);
+}
+
 const std::vector<const MatmulPath*>& cpuMatmulPaths() {
   static const std::vector<const MatmulPath*> paths{&atenMatmulPath(), &oneDnnMatmulPath()};
   return paths;

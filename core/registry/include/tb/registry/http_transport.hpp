@@ -66,4 +66,8 @@ class HttpTransport {
 /// https_proxy, no_proxy), as libcurl reads them by default.
 [[nodiscard]] std::unique_ptr<HttpTransport> makeCurlTransport(const TransportOptions& options);
 
+/// The transport's library and version as it reports itself at run time
+/// ("libcurl 7.88.1, GnuTLS/3.7.9"), or why there is none.
+[[nodiscard]] std::string transportLibraryVersion();
+
 }  // namespace tb::registry
