@@ -32,6 +32,9 @@ packages=(
   libgtest-dev libgmock-dev docker-registry
   # the window layout test in a real X server (Qt's xcb platform on Xvfb)
   xvfb qt6-qpa-plugins
+  # packaging: man pages from --help, the icon's PNG sizes, and the checks
+  # CI runs on the .deb packages, the desktop entry and the AppStream data
+  help2man librsvg2-bin lintian desktop-file-utils appstream
   # numerical parity and the eager benchmark compare the engine with PyTorch
   # itself (Debian's, the same 1.13 as libtorch-dev); its torchrun launches
   # the data-parallel tests' workers
