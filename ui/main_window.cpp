@@ -107,6 +107,7 @@ MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, 
   connect(session_, &CatalogSession::catalogChanged, this, &MainWindow::updateStatusBar);
   updateStatusBar();
 
+  setAcceptDrops(true);  // files dropped anywhere on the window open as from the command line
   if (!restoreGeometry(settings_.windowGeometry())) resize(kDefaultSize);
   restoreState(settings_.windowState());
   const QString lastPage = settings_.lastPage();
@@ -192,22 +193,8 @@ bool MainWindow::isBusy() const {
          ablationPage_->logImport()->isBusy();
 }
 
-void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* load = file->addAction(QIcon(QStringLiteral(":/icons/open-catalog.svg")),
-                                  tr("&Load Catalog\u2026"), this, &MainWindow::chooseCatalogFile);
-  load->setShortcut(QKeySequence::Open);
-  load->setStatusTip(tr("Lay an extra catalog file over the current releases"));
-  file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About %1").arg(applicationName()), this, &MainWindow::showAbout);
-  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-}
-
 void MainWindow::openFiles(const QStringList& paths) {
+  rememberRecent(paths);
   QStringList ablation;
   QStringList validator;
   QString lastPage;

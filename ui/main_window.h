@@ -13,6 +13,7 @@
 class QListWidget;
 class QStackedWidget;
 class QLabel;
+class QMenu;
 
 namespace tb::ui {
 
@@ -69,9 +70,16 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
+  // main_window_menus.cpp: the menus, their shortcuts and what they open.
   void buildMenus();
+  void chooseFilesToOpen();
+  void fillRecentMenu(QMenu* menu);
+  void rememberRecent(const QStringList& paths);
+  void openDocumentation();
   void addPage(const QString& id, QWidget* page);
   void chooseCatalogFile();
   void showAbout();

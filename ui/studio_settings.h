@@ -243,6 +243,9 @@ inline const SettingValue<QString> kAblationModel{"ablation/model", {}, &isModel
 inline const SettingValue<int> kAblationRepeats{"ablation/repeats", 3, 1, 20};
 inline const SettingValue<int> kAblationSteps{"ablation/steps", 20, 2, 100000};
 
+// The window: File > Open Recent (ui/recent_files.h), most recent first.
+inline const SettingValue<QStringList> kRecentFiles{"window/recentFiles"};
+
 }  // namespace keys
 
 /// What the Image page remembers between sessions.

@@ -2,6 +2,13 @@
 // or nothing (with the loader's message on screen), and choices that survive
 // a restart without ever touching the real user's settings file.
 #include <QComboBox>
+#include <QApplication>
+#include <QAction>
+#include <QDropEvent>
+#include <QDragEnterEvent>
+#include <QUrl>
+#include <QMimeData>
+#include <QMenu>
 #include <QDir>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -29,6 +36,7 @@
 #include "ui/image/image_page.h"
 #include "ui/main_window.h"
 #include "ui/open_files.h"
+#include "ui/recent_files.h"
 #include "ui/memory/memory_inputs_form.h"
 #include "ui/memory/memory_page.h"
 #include "ui/memory/memory_page_inputs.h"
@@ -306,6 +314,88 @@ class MainWindowTest : public QObject {
     }
     QVERIFY(tb::ui::openTargetFor(tb::ui::test::testDataFile(QStringLiteral("extra-release.json"))) ==
             OpenTarget::Catalog);
+  }
+
+  void recentFilesAreDeduplicatedCappedAndDropMissingOnes() {
+    QTemporaryDir dir;
+    QStringList files;
+    for (int index = 0; index < tb::ui::kRecentFilesCap + 3; ++index) {
+      files.append(dir.filePath(QStringLiteral("run%1.json").arg(index)));
+      QFile file(files.last());
+      QVERIFY(file.open(QIODevice::WriteOnly));
+    }
+    // The last opened comes first; a file opened again moves up, not twice.
+    QStringList recent = tb::ui::withOpened({}, {files[0], files[1]});
+    QCOMPARE(recent, (QStringList{files[1], files[0]}));
+    recent = tb::ui::withOpened(recent, {files[0]});
+    QCOMPARE(recent, (QStringList{files[0], files[1]}));
+    // A relative or unclean spelling is the same file.
+    recent = tb::ui::withOpened(recent, {dir.path() + QStringLiteral("/./run1.json")});
+    QCOMPARE(recent, (QStringList{files[1], files[0]}));
+    // Capped, newest kept.
+    recent = tb::ui::withOpened(recent, files);
+    QCOMPARE(recent.size(), tb::ui::kRecentFilesCap);
+    QCOMPARE(recent.first(), files.last());
+    // A deleted file leaves the list.
+    QVERIFY(QFile::remove(recent.at(1)));
+    const QStringList existing = tb::ui::existingRecent(recent);
+    QCOMPARE(existing.size(), tb::ui::kRecentFilesCap - 1);
+    QVERIFY(!existing.contains(recent.at(1)));
+  }
+
+  void openedFilesJoinOpenRecentAcrossWindows() {
+    const QString results = QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/bench/results-fixture.json");
+    {
+      auto window = makeWindow();
+      window->openFiles({results});
+      QTRY_VERIFY_WITH_TIMEOUT(!window->isBusy(), 20'000);
+    }
+    auto window = makeWindow();
+    auto* menu = child<QMenu>(window.get(), "recentMenu");
+    Q_EMIT menu->aboutToShow();
+    QStringList tips;
+    for (const QAction* action : menu->actions()) tips.append(action->statusTip());
+    QVERIFY2(tips.contains(QFileInfo(results).absoluteFilePath()), qPrintable(tips.join(QLatin1Char(','))));
+    // Picking it opens it again, on its page.
+    window->showPage(QStringLiteral("image"));
+    for (QAction* action : menu->actions()) {
+      if (action->statusTip() == QFileInfo(results).absoluteFilePath()) action->trigger();
+    }
+    QCOMPARE(window->currentPageId(), QStringLiteral("ablation"));
+  }
+
+  void pagesHaveCtrlDigitShortcutsInSidebarOrder() {
+    auto window = makeWindow();
+    const QStringList ids = window->sidebarPageIds();
+    for (int row = 0; row < ids.size(); ++row) {
+      auto* action = window->findChild<QAction*>(ids.at(row) + QStringLiteral("PageAction"));
+      QVERIFY2(action != nullptr, qPrintable(ids.at(row)));
+      QCOMPARE(action->shortcut(), QKeySequence(QStringLiteral("Ctrl+%1").arg(row + 1)));
+      action->trigger();
+      QCOMPARE(window->currentPageId(), ids.at(row));
+    }
+    QCOMPARE(child<QAction>(window.get(), "openAction")->shortcut(), QKeySequence(QKeySequence::Open));
+    QCOMPARE(child<QAction>(window.get(), "documentationAction")->shortcut(),
+             QKeySequence(QKeySequence::HelpContents));
+  }
+
+  void filesDroppedOnTheWindowOpenOnTheirPages() {
+    auto window = makeWindow();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    window->showPage(QStringLiteral("image"));
+    QMimeData data;
+    data.setUrls({QUrl::fromLocalFile(QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env"))});
+    // Qt sends the enter event before the drop, and the drop only where the
+    // enter was accepted.
+    QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.get(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(5, 5), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.get(), &drop);
+    QCOMPARE(window->currentPageId(), QStringLiteral("optimizations"));
+    auto* validation = child<tb::ui::ValidationPanel>(window.get(), "validationPanel");
+    QCOMPARE(validation->files(), QStringList{QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env")});
   }
 
   void aboutNamesVersionLicenceAndCredits() {
