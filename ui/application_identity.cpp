@@ -18,8 +18,14 @@ QString applicationVersion() { return QString::fromUtf8(tb::projectVersion()); }
 
 QString desktopFileName() { return QStringLiteral("trainbench-studio"); }
 
-QString aboutText(const QString& catalogVersion) {
+QString aboutText(const QString& catalogVersion, const QString& engineVersions) {
   const QString git = QString::fromUtf8(tb::gitDescription());
+  const QString engine =
+      engineVersions.isEmpty()
+          ? QString()
+          : QStringLiteral("<p>%1</p><pre>%2</pre>")
+                .arg(QCoreApplication::translate("tb::ui::About", "The training engine, <code>trainbench --version</code>:"),
+                     engineVersions.trimmed().toHtmlEscaped());
   return QCoreApplication::translate(
              "tb::ui::About",
              "<h3>%1 %2</h3>"
@@ -30,12 +36,12 @@ QString aboutText(const QString& catalogVersion) {
              "option) any later version (GPL-3.0-or-later). There is NO WARRANTY.</p>"
              "<p>Charts use <a href=\"https://www.qcustomplot.com/\">QCustomPlot</a> by "
              "Emanuel Eichhammer (GPL-3.0). Built with Qt %4, running on Qt %5; registry "
-             "client on %6.</p>")
+             "client on %6.</p>%7")
       .arg(applicationName().toHtmlEscaped(),
            QString(applicationVersion() + (git.isEmpty() ? QString() : QStringLiteral(" (git %1)").arg(git)))
                .toHtmlEscaped(),
            catalogVersion.toHtmlEscaped(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()),
-           QString::fromStdString(tb::registry::transportLibraryVersion()).toHtmlEscaped());
+           QString::fromStdString(tb::registry::transportLibraryVersion()).toHtmlEscaped(), engine);
 }
 
 void applyApplicationIdentity() {

@@ -16,8 +16,11 @@ namespace tb::ui {
 [[nodiscard]] QString desktopFileName();
 
 /// The About box: name, version, licence (GPL-3.0-or-later) and credits,
-/// as rich text. `catalogVersion` is the data version of the loaded catalog.
-[[nodiscard]] QString aboutText(const QString& catalogVersion);
+/// as rich text. `catalogVersion` is the data version of the loaded catalog;
+/// `engineVersions` what `trainbench --version` printed (the training
+/// engine's libraries; the Studio itself links no LibTorch), or a line
+/// saying why it is not there yet.
+[[nodiscard]] QString aboutText(const QString& catalogVersion, const QString& engineVersions = {});
 
 /// Sets organization, name, version and desktop file name on the running
 /// QGuiApplication (which must exist).

@@ -14,10 +14,12 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
 #include <QScrollArea>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "ui/ablation/ablation_page.h"
 #include "ui/application_identity.h"
@@ -29,6 +31,7 @@
 #include "ui/qt_text.h"
 #include "ui/reports/reports_page.h"
 #include "ui/runs/runs_page.h"
+#include "ui/runs/trainbench_binary.h"
 #include "ui/studio_pages.h"
 
 // Resources of a static library must be registered by hand (the linker would
@@ -247,8 +250,29 @@ tb::Status MainWindow::loadCatalogInteractively(const QString& path) {
 }
 
 void MainWindow::showAbout() {
-  QMessageBox::about(this, tr("About %1").arg(applicationName()),
-                     aboutText(toQString(session_->catalog().catalogVersion)));
+  // The engine's libraries are trainbench's (the Studio links no LibTorch):
+  // the box opens at once and fills them in when `trainbench --version`
+  // answers, within a few seconds, or says why it did not.
+  const QString catalog = toQString(session_->catalog().catalogVersion);
+  auto* box = new QMessageBox(QMessageBox::Information, tr("About %1").arg(applicationName()),
+                              aboutText(catalog, tr("asking trainbench\u2026")), QMessageBox::Ok, this);
+  box->setObjectName(QStringLiteral("aboutBox"));
+  box->setTextFormat(Qt::RichText);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  auto* probe = new QProcess(box);
+  connect(probe, &QProcess::finished, box, [box, probe, catalog](int code, QProcess::ExitStatus status) {
+    const QString out = QString::fromUtf8(probe->readAllStandardOutput());
+    box->setText(aboutText(catalog, status == QProcess::NormalExit && code == 0
+                                        ? out
+                                        : tr("%1 --version failed (exit %2)").arg(probe->program()).arg(code)));
+  });
+  connect(probe, &QProcess::errorOccurred, box, [box, probe, catalog](QProcess::ProcessError error) {
+    if (error != QProcess::FailedToStart) return;
+    box->setText(aboutText(catalog, tr("%1 could not be started: %2").arg(probe->program(), probe->errorString())));
+  });
+  QTimer::singleShot(10'000, probe, [probe] { probe->kill(); });  // never waits forever
+  probe->start(trainbenchBinary(), {QStringLiteral("--version")});
+  box->open();
 }
 
 void MainWindow::updateStatusBar() {

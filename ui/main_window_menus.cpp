@@ -79,7 +79,8 @@ void MainWindow::buildMenus() {
   docs->setObjectName(QStringLiteral("documentationAction"));
   docs->setShortcut(QKeySequence::HelpContents);
   help->addSeparator();
-  help->addAction(tr("&About %1").arg(applicationName()), this, &MainWindow::showAbout);
+  help->addAction(tr("&About %1").arg(applicationName()), this, &MainWindow::showAbout)
+      ->setObjectName(QStringLiteral("aboutAction"));
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 

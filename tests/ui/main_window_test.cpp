@@ -398,6 +398,25 @@ class MainWindowTest : public QObject {
     QCOMPARE(validation->files(), QStringList{QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env")});
   }
 
+  void aboutBoxAddsTheEngineLibrariesTrainbenchReports() {
+    qputenv("TRAINBENCH_BINARY", QByteArrayLiteral(TB_TRAINBENCH_BINARY));
+    auto window = makeWindow();
+    child<QAction>(window.get(), "aboutAction")->trigger();
+    auto* box = child<QMessageBox>(window.get(), "aboutBox");
+    QVERIFY(box->isVisible());  // at once, not after the child answers
+    QTRY_VERIFY_WITH_TIMEOUT(box->text().contains(QStringLiteral("LibTorch")), 15'000);
+    QVERIFY2(box->text().contains(QStringLiteral("OpenBLAS")), qPrintable(box->text()));
+    box->close();
+    // A trainbench that cannot start is said in the box.
+    qputenv("TRAINBENCH_BINARY", QByteArrayLiteral("/nonexistent/trainbench"));
+    child<QAction>(window.get(), "aboutAction")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window->findChild<QMessageBox*>(QStringLiteral("aboutBox")) != nullptr &&
+            window->findChild<QMessageBox*>(QStringLiteral("aboutBox"))->text().contains(QStringLiteral("could not be started")),
+        15'000);
+    qunsetenv("TRAINBENCH_BINARY");
+  }
+
   void aboutNamesVersionLicenceAndCredits() {
     const QString text = tb::ui::aboutText(QStringLiteral("2026.11.1"));
     QVERIFY(text.contains(tb::ui::applicationVersion()));
