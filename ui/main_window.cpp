@@ -33,6 +33,7 @@
 #include "ui/runs/runs_page.h"
 #include "ui/runs/trainbench_binary.h"
 #include "ui/studio_pages.h"
+#include "ui/theme.h"
 
 // Resources of a static library must be registered by hand (the linker would
 // otherwise drop the unreferenced initializer); Q_INIT_RESOURCE must be
@@ -63,9 +64,7 @@ MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, 
   sidebar_->setFrameShape(QFrame::NoFrame);
   sidebar_->setSpacing(2);
   sidebar_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  QPalette sidebarPalette = sidebar_->palette();
-  sidebarPalette.setColor(QPalette::Base, palette().color(QPalette::Window).darker(104));
-  sidebar_->setPalette(sidebarPalette);
+  shadeSidebar();
 
   stack_ = new QStackedWidget(this);
   stack_->setObjectName(QStringLiteral("pageStack"));
@@ -110,6 +109,10 @@ MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, 
   connect(session_, &CatalogSession::catalogChanged, this, &MainWindow::updateStatusBar);
   updateStatusBar();
 
+  // A theme chosen in View > Theme; following the system changes nothing.
+  if (const ThemeChoice theme = themeFromName(keys::kTheme.get()); theme != ThemeChoice::System) {
+    applyThemeChoice(theme);
+  }
   setAcceptDrops(true);  // files dropped anywhere on the window open as from the command line
   if (!restoreGeometry(settings_.windowGeometry())) resize(kDefaultSize);
   restoreState(settings_.windowState());
@@ -290,6 +293,20 @@ void MainWindow::updateStatusBar() {
 
 void MainWindow::saveWindowState() {
   settings_.saveWindow(saveGeometry(), saveState(), currentPageId());
+}
+
+void MainWindow::shadeSidebar() {
+  // A shade off the window's own colour, taken again when the theme changes
+  // (the sidebar's Base is set, so it would not follow by itself).
+  QPalette sidebarPalette = sidebar_->palette();
+  const QColor window = palette().color(QPalette::Window);
+  sidebarPalette.setColor(QPalette::Base, window.lightness() < 128 ? window.lighter(112) : window.darker(104));
+  sidebar_->setPalette(sidebarPalette);
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+  QMainWindow::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange && sidebar_ != nullptr) shadeSidebar();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -70,6 +70,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void changeEvent(QEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -84,6 +85,7 @@ class MainWindow : public QMainWindow {
   void chooseCatalogFile();
   void showAbout();
   void updateStatusBar();
+  void shadeSidebar();
   void saveWindowState();
   void connectPages();
   void applyRecommendation(const QString& policy, const QString& runtime);

@@ -3,6 +3,7 @@
 // the documentation the package ships. Every action is in a menu, so every
 // one is reachable from the keyboard (Alt and the underlined letter).
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QDesktopServices>
 #include <QDir>
@@ -18,9 +19,12 @@
 #include <QStatusBar>
 #include <QUrl>
 
+#include <utility>
+
 #include "ui/application_identity.h"
 #include "ui/main_window.h"
 #include "ui/recent_files.h"
+#include "ui/theme.h"
 
 namespace tb::ui {
 namespace {
@@ -72,6 +76,25 @@ void MainWindow::buildMenus() {
                                   [this, id] { showPage(id); });
     page->setObjectName(id + QStringLiteral("PageAction"));
     if (row < 9) page->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + row)));
+  }
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QMenu* theme = view->addMenu(tr("&Theme"));
+  auto* themes = new QActionGroup(this);
+  const ThemeChoice stored = themeFromName(keys::kTheme.get());
+  for (const auto& [choice, text] : {std::pair{ThemeChoice::System, tr("Follow the &System")},
+                                     std::pair{ThemeChoice::Light, tr("&Light")},
+                                     std::pair{ThemeChoice::Dark, tr("&Dark")}}) {
+    QAction* action = theme->addAction(text);
+    action->setObjectName(QStringLiteral("theme%1Action").arg(themeName(choice)));
+    action->setCheckable(true);
+    action->setChecked(choice == stored);
+    themes->addAction(action);
+    connect(action, &QAction::triggered, this, [this, choice] {
+      applyThemeChoice(choice);
+      SettingsWriter writer(settings_.access());
+      keys::kTheme.set(writer, themeName(choice));
+    });
   }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));

@@ -20,6 +20,8 @@
 
 class QSettings;
 
+#include "ui/theme.h"
+
 namespace tb::ui {
 
 /// Whether choices made in this window are written back.
@@ -243,8 +245,10 @@ inline const SettingValue<QString> kAblationModel{"ablation/model", {}, &isModel
 inline const SettingValue<int> kAblationRepeats{"ablation/repeats", 3, 1, 20};
 inline const SettingValue<int> kAblationSteps{"ablation/steps", 20, 2, 100000};
 
-// The window: File > Open Recent (ui/recent_files.h), most recent first.
+// The window: File > Open Recent (ui/recent_files.h), most recent first;
+// View > Theme (ui/theme.h).
 inline const SettingValue<QStringList> kRecentFiles{"window/recentFiles"};
+inline const SettingValue<QString> kTheme{"window/theme", QStringLiteral("system"), &isThemeName};
 
 }  // namespace keys
 

@@ -2,6 +2,7 @@
 // or nothing (with the loader's message on screen), and choices that survive
 // a restart without ever touching the real user's settings file.
 #include <QComboBox>
+#include <QListWidget>
 #include <QApplication>
 #include <QAction>
 #include <QDropEvent>
@@ -37,6 +38,9 @@
 #include "ui/main_window.h"
 #include "ui/open_files.h"
 #include "ui/recent_files.h"
+#include "ui/theme.h"
+#include "plotting/line_chart.h"
+#include "plotting/qcustomplot_include.h"
 #include "ui/memory/memory_inputs_form.h"
 #include "ui/memory/memory_page.h"
 #include "ui/memory/memory_page_inputs.h"
@@ -72,6 +76,7 @@ class MainWindowTest : public QObject {
 
  private Q_SLOTS:
   void init() { tb::ui::test::clearStudioSettings(); }
+  void cleanup() { tb::ui::applyThemeChoice(tb::ui::ThemeChoice::System); }
 
   void settingsLiveInTheTestSandbox() {
     const QString file = tb::ui::StudioSettings::fileName();
@@ -396,6 +401,30 @@ class MainWindowTest : public QObject {
     QCOMPARE(window->currentPageId(), QStringLiteral("optimizations"));
     auto* validation = child<tb::ui::ValidationPanel>(window.get(), "validationPanel");
     QCOMPARE(validation->files(), QStringList{QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env")});
+  }
+
+  void darkThemePersistsAndReachesTheCharts() {
+    {
+      auto window = makeWindow();
+      QVERIFY(!tb::ui::paletteIsDark(QApplication::palette()));
+      QVERIFY(child<QAction>(window.get(), "themesystemAction")->isChecked());
+      child<QAction>(window.get(), "themedarkAction")->trigger();
+      QVERIFY(tb::ui::paletteIsDark(QApplication::palette()));
+      // The charts restyle from the palette: the live loss chart's text is light.
+      auto* loss = child<tb::plotting::LineChart>(window.get(), "lossChart");
+      QTRY_VERIFY(loss->plot().xAxis->labelColor().lightnessF() > 0.6);
+      // So does the sidebar, whose shade is its own.
+      QTRY_VERIFY(child<QListWidget>(window.get(), "pageSidebar")->palette().color(QPalette::Base).lightness() < 128);
+    }
+    // The next window starts dark, with the choice ticked; following the
+    // system again puts the desktop's palette back.
+    tb::ui::applyThemeChoice(tb::ui::ThemeChoice::System);
+    auto window = makeWindow();
+    QVERIFY(tb::ui::paletteIsDark(QApplication::palette()));
+    QVERIFY(child<QAction>(window.get(), "themedarkAction")->isChecked());
+    child<QAction>(window.get(), "themesystemAction")->trigger();
+    QVERIFY(!tb::ui::paletteIsDark(QApplication::palette()));
+    QCOMPARE(tb::ui::keys::kTheme.get(), QStringLiteral("system"));
   }
 
   void aboutBoxAddsTheEngineLibrariesTrainbenchReports() {

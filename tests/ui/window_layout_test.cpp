@@ -21,6 +21,7 @@
 
 #include "tb/catalog/catalog_loader.hpp"
 #include "ui/main_window.h"
+#include "ui/theme.h"
 #include "ui_test_support.h"
 
 using tb::ui::MainWindow;
@@ -98,21 +99,28 @@ class WindowLayoutTest : public QObject {
   }
 
   void init() { tb::ui::test::clearStudioSettings(); }
+  void cleanup() { tb::ui::applyThemeChoice(tb::ui::ThemeChoice::System); }
 
   void everyPageFitsEmptyAndWithData_data() {
     QTest::addColumn<QSize>("size");
     QTest::addColumn<bool>("withData");
+    QTest::addColumn<bool>("dark");
     for (const auto& [name, size] : {std::pair{"1280x800", QSize(1280, 800)},
                                      std::pair{"default", MainWindow::kDefaultSize},
                                      std::pair{"1920x1080", QSize(1920, 1080)}}) {
-      QTest::newRow(qPrintable(QStringLiteral("%1-empty").arg(QLatin1String(name)))) << size << false;
-      QTest::newRow(qPrintable(QStringLiteral("%1-data").arg(QLatin1String(name)))) << size << true;
+      QTest::newRow(qPrintable(QStringLiteral("%1-empty").arg(QLatin1String(name)))) << size << false << false;
+      QTest::newRow(qPrintable(QStringLiteral("%1-data").arg(QLatin1String(name)))) << size << true << false;
     }
+    // Every page in the dark theme too, as View > Theme sets it.
+    QTest::newRow("default-empty-dark") << MainWindow::kDefaultSize << false << true;
+    QTest::newRow("default-data-dark") << MainWindow::kDefaultSize << true << true;
   }
 
   void everyPageFitsEmptyAndWithData() {
     QFETCH(QSize, size);
     QFETCH(bool, withData);
+    QFETCH(bool, dark);
+    if (dark) tb::ui::applyThemeChoice(tb::ui::ThemeChoice::Dark);
     qputenv("XDG_DATA_HOME", (withData ? fullStore_ : emptyStore_).path().toLocal8Bit());
     tb::ui::MainWindowOptions options;
     auto window = std::make_unique<MainWindow>(tb::catalog::builtinCatalog(), options);
