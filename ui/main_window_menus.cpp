@@ -59,8 +59,8 @@ void MainWindow::buildMenus() {
   open->setStatusTip(tr("Open results, cluster files, training logs, configs to check, or a catalog"));
   QMenu* recent = file->addMenu(tr("Open &Recent"));
   recent->setObjectName(QStringLiteral("recentMenu"));
+  // Filled when shown: its files are checked for existence then, not at start-up.
   connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
-  fillRecentMenu(recent);
   QAction* load = file->addAction(QIcon(QStringLiteral(":/icons/open-catalog.svg")),
                                   tr("Load &Catalog\u2026"), this, &MainWindow::chooseCatalogFile);
   load->setStatusTip(tr("Lay an extra catalog file over the current releases"));
