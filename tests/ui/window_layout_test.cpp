@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -20,6 +21,7 @@
 #include <memory>
 
 #include "tb/catalog/catalog_loader.hpp"
+#include "ui/application_identity.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
 #include "ui_test_support.h"
@@ -121,6 +123,16 @@ class WindowLayoutTest : public QObject {
     QFETCH(bool, withData);
     QFETCH(bool, dark);
     if (dark) tb::ui::applyThemeChoice(tb::ui::ThemeChoice::Dark);
+    const QString data = QStringLiteral(TB_REPO_TEST_DATA);
+    if (withData) {
+      // A torchtitan log the page showed last time, with the GPUs given in
+      // its row (the file does not say), as the page restores it: beside the
+      // Megatron log opened below, two formats next to the engine's runs.
+      QSettings stored(tb::ui::organizationName(), tb::ui::applicationName());
+      stored.setValue(tb::ui::keys::kAblationLogs.key(),
+                      QStringList{QStringLiteral("AC2\t8\t") + data +
+                                  QStringLiteral("/logs/torchtitan/torchtitan_2026-01_wandb_grad_norm.log")});
+    }
     qputenv("XDG_DATA_HOME", (withData ? fullStore_ : emptyStore_).path().toLocal8Bit());
     tb::ui::MainWindowOptions options;
     auto window = std::make_unique<MainWindow>(tb::catalog::builtinCatalog(), options);
@@ -128,7 +140,6 @@ class WindowLayoutTest : public QObject {
     window->show();
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     if (withData) {
-      const QString data = QStringLiteral(TB_REPO_TEST_DATA);
       window->openFiles({data + QStringLiteral("/bench/results-fixture.json"),
                          data + QStringLiteral("/bench/cluster-good.json"),
                          data + QStringLiteral("/logs/megatron/core_v0.16_first_iteration.log"),
