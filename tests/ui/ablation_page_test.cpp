@@ -17,7 +17,6 @@
 #include <QList>
 #include <QPlainTextEdit>
 #include <QProgressBar>
-#include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -26,48 +25,24 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUrl>
-#include <QDropEvent>
 
-#include <memory>
-#include <source_location>
 #include <vector>
 
-#include "plotting/ablation_charts.h"
 #include "tb/runs/benchmark_event.hpp"
-#include "ui/ablation/ablation_log_import.h"
-#include "ui/ablation/ablation_page.h"
 #include "ui/ablation/ablation_source_model.h"
-#include "ui/ablation/ablation_table_model.h"
 #include "ui/ablation/benchmark_process.h"
-#include "ui_test_support.h"
+#include "ablation_page_fixture.h"
 
 using tb::ui::AblationTableModel;
+using tb::ui::test::benchData;
+using tb::ui::test::cell;
+using tb::ui::test::rowOf;
 
 namespace {
 
 constexpr int kBenchmarkTimeoutMs = 300'000;
 // A stand-in child answers at once; this only bounds a broken one.
 constexpr int kFakeTimeoutMs = 20'000;
-
-QString benchData(const char* name) {
-  return QDir(QStringLiteral(TB_BENCH_TEST_DATA)).filePath(QString::fromLatin1(name));
-}
-
-QString logData(const char* name) {
-  return QDir(QStringLiteral(TB_BENCH_TEST_DATA "/../logs")).filePath(QString::fromLatin1(name));
-}
-
-QString cell(const AblationTableModel& model, int row, int column) {
-  return model.data(model.index(row, column), Qt::DisplayRole).toString();
-}
-
-int rowOf(const AblationTableModel& model, const char* label, const char* source) {
-  for (int row = 0; row < model.rowCount(); ++row) {
-    if (model.row(row)->label == label && model.row(row)->source == source) return row;
-  }
-  return -1;
-}
 
 /// A shell script standing in for `trainbench` in `dir`; empty when it cannot be written.
 QString writeFakeTrainbench(const QTemporaryDir& dir, const QString& body) {
@@ -105,25 +80,10 @@ struct PanelState {
 
 }  // namespace
 
-class AblationPageTest : public QObject {
+class AblationPageTest : public QObject, private tb::ui::test::AblationPageFixture {
   Q_OBJECT
 
  private:
-  tb::ui::test::TestSandbox sandbox_;
-  std::unique_ptr<tb::ui::StudioSettings> settings_;
-  std::unique_ptr<tb::ui::AblationPage> page_;
-
-  tb::ui::AblationPage& page() { return *page_; }
-
-  template <class T>
-  T* widget(const char* name,
-            const std::source_location& where = std::source_location::current()) {
-    return tb::ui::test::child<T>(page_.get(), name, where);
-  }
-  tb::plotting::AblationThroughputChart* throughputChart() {
-    return widget<tb::plotting::AblationThroughputChart>("ablationThroughputChart");
-  }
-
   /// The run panel's "Runs" cell of the configuration at chain position `row`.
   QString runsCell(int row) {
     return widget<QTableWidget>("ablationRunTable")->item(row, 1)->text();
@@ -151,18 +111,8 @@ class AblationPageTest : public QObject {
     widget<QSpinBox>("ablationSteps")->setValue(steps);
   }
 
-  void makePage(tb::ui::SettingsAccess access = tb::ui::SettingsAccess::ReadWrite) {
-    page_.reset();
-    settings_ = std::make_unique<tb::ui::StudioSettings>(access);
-    page_ = std::make_unique<tb::ui::AblationPage>(*settings_);
-    page_->resize(1230, 860);
-    page_->show();
-  }
-
  private Q_SLOTS:
-  void initTestCase() {
-    qputenv("XDG_DATA_HOME", QDir(sandbox_.home()).filePath(QStringLiteral("data")).toLocal8Bit());
-  }
+  void initTestCase() { useSandboxDataHome(); }
 
   void init() {
     qputenv("TRAINBENCH_BINARY", QByteArrayLiteral(TB_TRAINBENCH_BINARY));
@@ -295,123 +245,6 @@ class AblationPageTest : public QObject {
     QCOMPARE(page().sourceModel()->rowCount(), 2);
     page().sourceModel()->removeSource(0);
     makePage();
-    QCOMPARE(page().sourceModel()->rowCount(), 2);
-  }
-
-  /// Imports `paths` through the page's log row and waits for the batch.
-  void importLogsAndWait(const QStringList& paths, const char* label, int gpus) {
-    widget<QComboBox>("ablationLogLabel")->setCurrentText(QString::fromLatin1(label));
-    widget<QSpinBox>("ablationLogGpus")->setValue(gpus);
-    QSignalSpy finished(page().logImport(), &tb::ui::AblationLogImport::batchFinished);
-    QVERIFY(page().importLogs(paths));
-    QVERIFY(finished.wait(20'000));
-  }
-
-  void trainingLogsOfTwoFormatsJoinTheEngineResults() {
-    QVERIFY(page().addResultsFile(benchData("results-fixture.json")).ok());
-    // Megatron's argument dump says 8 GPUs; torchtitan's log does not.
-    importLogsAndWait({logData("megatron/core_v0.16_first_iteration.log")}, "Base", 0);
-    importLogsAndWait({logData("torchtitan/torchtitan_2026-01_wandb_grad_norm.log")},
-                      "AC2+CompilerOpt", 8);
-    tb::ui::AblationSourceModel& sources = *page().sourceModel();
-    QCOMPARE(sources.rowCount(), 3);
-    const auto cellOf = [&](int row, int column) {
-      return sources.data(sources.index(row, column), Qt::DisplayRole).toString();
-    };
-    QCOMPARE(cellOf(1, tb::ui::AblationSourceModel::Kind), QStringLiteral("megatron log"));
-    QCOMPARE(cellOf(1, tb::ui::AblationSourceModel::Label), QStringLiteral("Base"));
-    QCOMPARE(cellOf(2, tb::ui::AblationSourceModel::Kind), QStringLiteral("torchtitan log"));
-    QCOMPARE(cellOf(2, tb::ui::AblationSourceModel::Label), QStringLiteral("AC2+CompilerOpt"));
-    QCOMPARE(cellOf(0, tb::ui::AblationSourceModel::Label), QStringLiteral("\u2014"));
-
-    const AblationTableModel& model = *page().tableModel();
-    QCOMPARE(model.rowCount(), 6);
-    const int base = rowOf(model, "Base", "cluster");
-    const int compiler = rowOf(model, "AC2+CompilerOpt", "cluster");
-    QVERIFY(base >= 0 && compiler >= 0);
-    // torchtitan's tps is per GPU already: its median 55,196 (steps 1, 90–110).
-    QVERIFY2(cell(model, compiler, AblationTableModel::Throughput).startsWith(QStringLiteral("55")),
-             qPrintable(cell(model, compiler, AblationTableModel::Throughput)));
-    QCOMPARE(throughputChart()->seriesNames().size(), 2);
-    // The loss curves of the logs join the engine's, at the steps logged.
-    QCOMPARE(widget<tb::plotting::LossCurvesChart>("ablationLossChart")->curveNames().size(), 6);
-
-    // Selecting a log shows what was read and what the file lacked; the
-    // label chooser moves it.
-    widget<QTableView>("ablationSources")->selectRow(2);
-    auto* details = widget<QLabel>("ablationSourceDetails");
-    QVERIFY(details->isVisible());
-    QVERIFY2(details->text().contains(QStringLiteral("torchtitan log \u00b7 4 records")),
-             qPrintable(details->text()));
-    QVERIFY2(details->text().contains(QStringLiteral("read: loss, grad_norm, tokens_per_s")),
-             qPrintable(details->text()));
-    QVERIFY2(details->text().contains(QStringLiteral("not in the file:")),
-             qPrintable(details->text()));
-    QVERIFY(sources.setData(sources.index(2, tb::ui::AblationSourceModel::Label),
-                            QStringLiteral("AC2"), Qt::EditRole));
-    QVERIFY(rowOf(model, "AC2", "cluster") >= 0);
-    QCOMPARE(rowOf(model, "AC2+CompilerOpt", "cluster"), -1);
-
-    if (const QString dir = qEnvironmentVariable("TB_ABLATION_SCREENSHOT_DIR"); !dir.isEmpty()) {
-      QDir().mkpath(dir);
-      QTest::qWait(300);
-      QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("ablation-imported-logs.png"))));
-    }
-
-    // The logs, their labels and GPU counts are remembered and read again.
-    makePage();
-    QTRY_COMPARE_WITH_TIMEOUT(page().sourceModel()->rowCount(), 3, 20'000);
-    QVERIFY(rowOf(*page().tableModel(), "AC2", "cluster") >= 0);
-  }
-
-  void aLogThatCannotBeAnAblationRunIsRefusedNamingIt() {
-    // torchtitan without a GPU count: no tokens/s per GPU can be placed.
-    importLogsAndWait({logData("torchtitan/torchtitan_2026-01_wandb_grad_norm.log")}, "Base", 0);
-    QCOMPARE(page().sourceModel()->rowCount(), 0);
-    QString message = widget<QLabel>("ablationMessage")->text();
-    QVERIFY2(message.contains(QStringLiteral("torchtitan_2026-01_wandb_grad_norm.log")) &&
-                 message.contains(QStringLiteral("GPUs")),
-             qPrintable(message));
-    // A file in no known format names what was expected.
-    QTemporaryDir dir;
-    const QString text = dir.filePath(QStringLiteral("notes.txt"));
-    QFile file(text);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("nothing a training framework wrote\n");
-    file.close();
-    importLogsAndWait({text}, "Base", 8);
-    message = widget<QLabel>("ablationMessage")->text();
-    QVERIFY2(message.contains(QStringLiteral("notes.txt")) &&
-                 message.contains(QStringLiteral("expected one of")),
-             qPrintable(message));
-  }
-
-  void droppedFilesGoWhereTheirContentSays() {
-    QCOMPARE(tb::ui::guessSourceKind(benchData("results-fixture.json")),
-             tb::ui::AblationSourceKind::EngineResults);
-    QCOMPARE(tb::ui::guessSourceKind(benchData("cluster-good.csv")),
-             tb::ui::AblationSourceKind::ClusterImport);
-    QCOMPARE(tb::ui::guessSourceKind(benchData("cluster-good.json")),
-             tb::ui::AblationSourceKind::ClusterImport);
-    QCOMPARE(tb::ui::guessSourceKind(logData("lightning-csv/nemo_throughput_columns.csv")),
-             tb::ui::AblationSourceKind::TrainingLog);
-    QCOMPARE(tb::ui::guessSourceKind(logData("hf-trainer/output_dir")),
-             tb::ui::AblationSourceKind::TrainingLog);
-    // A drop of a results file and a log: the first loads at once, the log on the worker.
-    widget<QSpinBox>("ablationLogGpus")->setValue(0);
-    QSignalSpy finished(page().logImport(), &tb::ui::AblationLogImport::batchFinished);
-    auto* mime = new QMimeData;
-    mime->setUrls({QUrl::fromLocalFile(benchData("results-fixture.json")),
-                   QUrl::fromLocalFile(logData("megatron/core_v0.16_first_iteration.log"))});
-    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, {});
-    QCoreApplication::sendEvent(&page(), &enter);
-    QVERIFY(enter.isAccepted());
-    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
-    QCoreApplication::sendEvent(&page(), &drop);
-    delete mime;
-    QVERIFY2(page().sourceModel()->rowCount() == 1,
-             qPrintable(widget<QLabel>("ablationMessage")->text()));
-    QVERIFY(finished.wait(20'000));
     QCOMPARE(page().sourceModel()->rowCount(), 2);
   }
 

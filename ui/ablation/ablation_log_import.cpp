@@ -1,6 +1,7 @@
 // The batch is read in one worker run rather than one run per file, so the
-// files' results arrive in the order they were given, and a second batch
-// while one is read is refused (Policy::Refuse) instead of racing it.
+// files' results arrive in the order they were given; files given while it
+// is read are queued here and read as the next batch, never racing it (the
+// task itself refuses a second start, Policy::Refuse).
 #include "ui/ablation/ablation_log_import.h"
 
 #include <QComboBox>
@@ -59,8 +60,19 @@ AblationLogImport::AblationLogImport(QWidget* parent)
   connect(button_, &QPushButton::clicked, this, &AblationLogImport::chooseFiles);
   connect(label_, &QComboBox::activated, this,
           [this] { Q_EMIT labelChosen(label_->currentText()); });
+  // A reader that threw (it should not: importLog returns its errors) must
+  // not take the batch's files with it unnamed.
+  connect(task_, &BackgroundTask::failed, this, [this](const QString& message) {
+    for (const LogImportRequest& request : std::exchange(reading_, {})) {
+      Q_EMIT refused(request, QStringLiteral("%1: %2").arg(request.path, message));
+    }
+  });
   connect(task_, &BackgroundTask::finished, this, [this] {
-    button_->setEnabled(true);
+    reading_.clear();
+    if (!queued_.isEmpty()) {
+      startNext();
+      return;
+    }
     Q_EMIT batchFinished();
   });
 }
@@ -76,17 +88,24 @@ void AblationLogImport::setLabel(const QString& label) {
 
 int AblationLogImport::gpus() const { return gpus_->value(); }
 
-bool AblationLogImport::isBusy() const { return task_->isBusy(); }
+bool AblationLogImport::isBusy() const { return !reading_.isEmpty() || !queued_.isEmpty(); }
 
-bool AblationLogImport::importPaths(const QStringList& paths) {
+QList<LogImportRequest> AblationLogImport::pending() const { return reading_ + queued_; }
+
+void AblationLogImport::importPaths(const QStringList& paths) {
   QList<LogImportRequest> requests;
   for (const QString& path : paths) requests.append({path, label(), gpus()});
-  return importRequests(requests);
+  importRequests(requests);
 }
 
-bool AblationLogImport::importRequests(const QList<LogImportRequest>& requests) {
-  if (requests.isEmpty()) return true;
-  std::vector<LogImportRequest> batch(requests.begin(), requests.end());
+void AblationLogImport::importRequests(const QList<LogImportRequest>& requests) {
+  queued_.append(requests);
+  if (reading_.isEmpty() && !queued_.isEmpty()) startNext();
+}
+
+void AblationLogImport::startNext() {
+  reading_ = std::exchange(queued_, {});
+  std::vector<LogImportRequest> batch(reading_.begin(), reading_.end());
   const bool started = task_->start(
       [batch](const tb::StopToken& stop) {
         std::vector<LogImportResult> results;
@@ -99,7 +118,10 @@ bool AblationLogImport::importRequests(const QList<LogImportRequest>& requests) 
         return results;
       },
       [this](std::vector<LogImportResult> results) {
+        // Emitted before `finished` clears reading_, so a page saving its
+        // state from these signals still counts the rest of the batch.
         for (LogImportResult& result : results) {
+          reading_.removeOne(result.request);
           if (result.log) {
             Q_EMIT imported(result.request, *result.log);
           } else {
@@ -107,8 +129,9 @@ bool AblationLogImport::importRequests(const QList<LogImportRequest>& requests) 
           }
         }
       });
-  if (started) button_->setEnabled(false);
-  return started;
+  // Only this object starts the task, and only when it is idle.
+  Q_ASSERT(started);
+  (void)started;
 }
 
 void AblationLogImport::chooseFiles() {

@@ -3,6 +3,8 @@
 // is moved to) and the GPU count for logs that do not say it. Logs can be
 // gigabytes, so tb::logs::importLog runs on a worker (BackgroundTask), one
 // batch of files at a time, and each result comes back on the GUI thread.
+// Files given while a batch is read wait their turn (a session's logs are
+// still being restored when the user drops the next one).
 #pragma once
 
 #include <QString>
@@ -26,6 +28,8 @@ struct LogImportRequest {
   QString path;
   QString label;
   int gpus = 0;
+
+  friend bool operator==(const LogImportRequest&, const LogImportRequest&) = default;
 };
 
 class AblationLogImport : public QWidget {
@@ -35,12 +39,17 @@ class AblationLogImport : public QWidget {
   explicit AblationLogImport(QWidget* parent = nullptr);
   ~AblationLogImport() override;
 
-  /// Reads `paths` with the row's label and GPU count; false (and nothing
-  /// started) while an earlier batch is still being read.
-  bool importPaths(const QStringList& paths);
+  /// Reads `paths` with the row's label and GPU count, after any files
+  /// given before.
+  void importPaths(const QStringList& paths);
   /// Reads each request as it says (restoring a session's logs).
-  bool importRequests(const QList<LogImportRequest>& requests);
+  void importRequests(const QList<LogImportRequest>& requests);
+  /// True while any file given is not yet imported or refused.
   [[nodiscard]] bool isBusy() const;
+  /// The requests given that have not come back yet, in order: the page
+  /// keeps them in its saved state, so closing while they are read loses
+  /// none of them.
+  [[nodiscard]] QList<LogImportRequest> pending() const;
 
   [[nodiscard]] QString label() const;
   void setLabel(const QString& label);
@@ -55,16 +64,20 @@ class AblationLogImport : public QWidget {
   void refused(const LogImportRequest& request, const QString& message);
   /// The label chooser changed (the page moves the selected log with it).
   void labelChosen(const QString& label);
-  /// A batch ended (every file imported or refused).
+  /// Every file given so far has been imported or refused.
   void batchFinished();
 
  private:
   void chooseFiles();
+  /// Starts reading the queued requests as one batch.
+  void startNext();
 
   QPushButton* button_ = nullptr;
   QComboBox* label_ = nullptr;
   QSpinBox* gpus_ = nullptr;
   BackgroundTask* task_ = nullptr;
+  QList<LogImportRequest> reading_;  ///< the batch on the worker
+  QList<LogImportRequest> queued_;   ///< given while it is read
   QString folder_;
 };
 

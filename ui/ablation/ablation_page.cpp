@@ -144,6 +144,19 @@ QWidget* AblationPage::buildSourcesPanel() {
   sourceView_->setTextElideMode(Qt::ElideMiddle);
   sourceView_->setMinimumHeight(110);
   sourceView_->setToolTip(tr("Untick a file to leave it out of the table, charts and reports"));
+  // The header's own ResizeToContents pass can miss a row that arrives from
+  // the log worker before the view's first layout (a restored log), leaving
+  // "Kind" at its title's width; sizing the short columns on every change
+  // of the list keeps them whole.
+  const auto fitShortColumns = [this] {
+    for (const int column : {AblationSourceModel::Kind, AblationSourceModel::Label,
+                             AblationSourceModel::Configurations}) {
+      sourceView_->resizeColumnToContents(column);
+    }
+  };
+  connect(sources_, &QAbstractItemModel::rowsInserted, this, fitShortColumns);
+  connect(sources_, &QAbstractItemModel::rowsRemoved, this, fitShortColumns);
+  connect(sources_, &QAbstractItemModel::dataChanged, this, fitShortColumns);
 
   auto* addResults = new QPushButton(tr("Add results\u2026"));
   addResults->setObjectName(QStringLiteral("ablationAddResults"));
@@ -198,6 +211,7 @@ QWidget* AblationPage::buildSourcesPanel() {
   connect(logImport_, &AblationLogImport::refused, this,
           [this](const LogImportRequest&, const QString& message) {
             showMessage(tr("Not loaded: %1").arg(message), true);
+            saveState();  // a restored log that no longer reads is dropped
           });
   connect(logImport_, &AblationLogImport::labelChosen, this, [this](const QString& label) {
     if (sources_->setLabel(selectedRow(), label)) saveState();
@@ -290,13 +304,11 @@ tb::Status AblationPage::addFile(const QString& path, AblationSourceKind kind) {
   return status;
 }
 
-bool AblationPage::importLogs(const QStringList& paths) {
-  if (paths.isEmpty()) return true;
+void AblationPage::importLogs(const QStringList& paths) {
+  if (paths.isEmpty()) return;
   lastFolder_ = QFileInfo(paths.first()).absolutePath();
   logImport_->setFolder(lastFolder_);
-  if (logImport_->importPaths(paths)) return true;
-  showMessage(tr("Still reading the logs given before; try again when they are in."), true);
-  return false;
+  logImport_->importPaths(paths);
 }
 
 void AblationPage::openPaths(const QStringList& paths) {
@@ -493,6 +505,14 @@ void AblationPage::saveState() const {
   for (const AblationSource& source : sources_->sources()) {
     if (source.kind == AblationSourceKind::TrainingLog) {
       state.logs.append({source.path, source.label, source.gpusGiven});
+    }
+  }
+  // Logs still being read (restored ones, right after start-up) stay in.
+  const QStringList listed = sources_->paths(AblationSourceKind::TrainingLog);
+  for (const LogImportRequest& request : logImport_->pending()) {
+    const QString path = QFileInfo(request.path).absoluteFilePath();
+    if (!listed.contains(path)) {
+      state.logs.append({path, request.label, request.gpus});
     }
   }
   state.lastFolder = lastFolder_;

@@ -49,9 +49,9 @@ class AblationPage : public QWidget {
   tb::Status addResultsFile(const QString& path);
   tb::Status importClusterFile(const QString& path);
   /// Reads training logs on a worker under the import row's label and GPU
-  /// count; each joins the sources when read (logImport()->batchFinished()).
-  /// False while an earlier batch is still being read.
-  bool importLogs(const QStringList& paths);
+  /// count, after any given before; each joins the sources when read
+  /// (logImport()->batchFinished() says all are in).
+  void importLogs(const QStringList& paths);
   /// Files and folders as a file manager drops them: results and cluster
   /// files load at once, anything else is read as a training log.
   void openPaths(const QStringList& paths);

@@ -149,9 +149,12 @@ tb::bench::AblationResults AblationSourceModel::merged() const {
     if (!source.included) continue;
     if (source.kind == AblationSourceKind::EngineResults && !haveEngine) {
       // The document's header (machine, steps, image) is the first engine
-      // file's; configurations of every file are appended below.
+      // file's, wherever it sits in the list: a log restored from the last
+      // session is read on a worker and can be listed before it, and its
+      // configurations, gathered already, must stay.
+      std::vector<tb::bench::ConfigurationResult> gathered = std::move(merged.configurations);
       merged = source.results;
-      merged.configurations.clear();
+      merged.configurations = std::move(gathered);
       haveEngine = true;
     }
     merged.configurations.insert(merged.configurations.end(),
