@@ -33,12 +33,9 @@
 #include "ui/runs/runs_page.h"
 #include "ui/runs/trainbench_binary.h"
 #include "ui/studio_pages.h"
+#include "ui/studio_resources.h"
 #include "ui/theme.h"
-
-// Resources of a static library must be registered by hand (the linker would
-// otherwise drop the unreferenced initializer); Q_INIT_RESOURCE must be
-// called outside any namespace.
-static void initStudioResources() { Q_INIT_RESOURCE(studio); }
+#include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
 
@@ -124,7 +121,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::addPage(const QString& id, QWidget* page) {
   const std::optional<StudioPage> info = findStudioPage(id);
-  auto* item = new QListWidgetItem(QIcon(info->iconPath), info->title, sidebar_);
+  auto* item = new QListWidgetItem(inkIcon(info->iconPath), info->title, sidebar_);
   item->setData(Qt::UserRole, id);
   item->setSizeHint(QSize(kSidebarWidth - 8, 40));
   item->setToolTip(tr("%1 page (--page %2)").arg(info->title, id));

@@ -25,6 +25,7 @@
 #include "ui/main_window.h"
 #include "ui/recent_files.h"
 #include "ui/theme.h"
+#include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
 namespace {
@@ -61,7 +62,7 @@ void MainWindow::buildMenus() {
   recent->setObjectName(QStringLiteral("recentMenu"));
   // Filled when shown: its files are checked for existence then, not at start-up.
   connect(recent, &QMenu::aboutToShow, this, [this, recent] { fillRecentMenu(recent); });
-  QAction* load = file->addAction(QIcon(QStringLiteral(":/icons/open-catalog.svg")),
+  QAction* load = file->addAction(inkIcon(QStringLiteral(":/icons/open-catalog.svg")),
                                   tr("Load &Catalog\u2026"), this, &MainWindow::chooseCatalogFile);
   load->setStatusTip(tr("Lay an extra catalog file over the current releases"));
   file->addSeparator();

@@ -19,6 +19,7 @@
 #include "tb/compat/gpu_class.hpp"
 #include "ui/qt_text.h"
 #include "ui/widgets/background_task.h"
+#include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
 
@@ -109,7 +110,7 @@ void HostPanel::buildLayout() {
   archCombo_->addItem(tr("arm64 (aarch64)"), QStringLiteral("arm64"));
 
   detectButton_ =
-      new QPushButton(QIcon(QStringLiteral(":/icons/detect.svg")), tr("Detect this host"), this);
+      new QPushButton(inkIcon(QStringLiteral(":/icons/detect.svg")), tr("Detect this host"), this);
   detectButton_->setObjectName(QStringLiteral("detectButton"));
   detectButton_->setToolTip(
       tr("Read the driver and GPUs of this machine (NVML, nvidia-smi, "

@@ -26,6 +26,7 @@
 #include "ui/image/verdict_banner.h"
 #include "ui/qt_text.h"
 #include "ui/studio_settings.h"
+#include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
 
@@ -93,7 +94,7 @@ QWidget* ImagePage::buildReleaseBox() {
   filterEdit_->setObjectName(QStringLiteral("releaseFilter"));
   filterEdit_->setPlaceholderText(tr("Filter by tag, CUDA, driver, architecture or component"));
   filterEdit_->setClearButtonEnabled(true);
-  filterEdit_->addAction(QIcon(QStringLiteral(":/icons/filter.svg")), QLineEdit::LeadingPosition);
+  filterEdit_->addAction(inkIcon(QStringLiteral(":/icons/filter.svg")), QLineEdit::LeadingPosition);
 
   releaseView_ = new QTableView(box);
   releaseView_->setObjectName(QStringLiteral("releaseView"));

@@ -14,6 +14,7 @@
 #include "tb/catalog/catalog.hpp"
 #include "ui/qt_text.h"
 #include "ui/widgets/elided_label.h"
+#include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
 
@@ -126,7 +127,7 @@ ReleaseDetailsView::ReleaseDetailsView(QWidget* parent) : QGroupBox(tr("Release"
 QWidget* ReleaseDetailsView::copyableRow(ElidedLabel* label, const QString& what) {
   auto* row = new QWidget(this);
   auto* copy = new QToolButton(row);
-  copy->setIcon(QIcon(QStringLiteral(":/icons/copy.svg")));
+  copy->setIcon(inkIcon(QStringLiteral(":/icons/copy.svg")));
   copy->setAutoRaise(true);
   copy->setToolTip(tr("Copy the %1").arg(what));
   connect(copy, &QToolButton::clicked, label,

@@ -23,6 +23,7 @@
 #include "ui/optimizations/artifact_highlighter.h"
 #include "ui/optimizations/line_numbered_view.h"
 #include "ui/qt_text.h"
+#include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
 namespace {
@@ -60,7 +61,7 @@ ArtifactPreview::ArtifactPreview(QWidget* parent) : QWidget(parent) {
       "border-radius: 4px; padding: 6px; }"));
   problem_->hide();
 
-  copy_ = new QPushButton(QIcon(QStringLiteral(":/icons/copy.svg")), tr("Copy"), this);
+  copy_ = new QPushButton(inkIcon(QStringLiteral(":/icons/copy.svg")), tr("Copy"), this);
   copy_->setObjectName(QStringLiteral("copyArtifactButton"));
   copy_->setToolTip(tr("Copy the file of this tab to the clipboard"));
   save_ = new QPushButton(tr("Save all to folder\u2026"), this);
