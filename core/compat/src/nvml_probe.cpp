@@ -2,11 +2,10 @@
 // an NVIDIA driver and has no link-time dependency on one. nvml.h is not on
 // users' machines either, so the few prototypes used are declared here, from
 // NVML's documented C API (every function returns nvmlReturn_t, 0 = success).
-#include <dlfcn.h>
-
 #include <cstring>
 
 #include "host_probes.hpp"
+#include "tb/common/shared_library.hpp"
 
 namespace tb::compat::detail {
 namespace {
@@ -20,25 +19,6 @@ constexpr unsigned kDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION
 constexpr unsigned kDeviceNameBufferSize = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 
 Error nvmlError(std::string message) { return makeError(ErrorKind::Runtime, "NVML: " + message); }
-
-// Owns the dlopen handle; closing it is the last thing the probe does.
-class SharedLibrary {
- public:
-  explicit SharedLibrary(void* handle) : handle_(handle) {}
-  SharedLibrary(const SharedLibrary&) = delete;
-  SharedLibrary& operator=(const SharedLibrary&) = delete;
-  ~SharedLibrary() {
-    if (handle_ != nullptr) ::dlclose(handle_);
-  }
-
-  template <class Function>
-  [[nodiscard]] Function symbol(const char* name) const {
-    return reinterpret_cast<Function>(::dlsym(handle_, name));
-  }
-
- private:
-  void* handle_;
-};
 
 struct NvmlApi {
   NvmlReturn (*init)() = nullptr;
@@ -109,18 +89,10 @@ std::string bufferText(const char* buffer, std::size_t size) {
 }  // namespace
 
 Expected<ProbeResult> probeNvml(const std::string& library) {
-  ::dlerror();
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* reason = ::dlerror();
-    const std::string detail = reason != nullptr ? reason : "";
-    if (detail.empty() || detail.find("No such file") != std::string::npos) {
-      return nvmlError(library + " not found");
-    }
-    return nvmlError(library + " cannot be loaded: " + detail);
-  }
-  const SharedLibrary shared(handle);
-  auto api = resolve(shared, library);
+  // Closed (dlclose) on every path out, after the session below has ended.
+  auto shared = SharedLibrary::open(library);
+  if (!shared) return nvmlError(shared.error().message);
+  auto api = resolve(*shared, library);
   if (!api) return std::move(api).error();
 
   if (const NvmlReturn code = api->init(); code != kNvmlSuccess) {

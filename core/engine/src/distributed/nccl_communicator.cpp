@@ -14,8 +14,7 @@
 #include "distributed/nccl_communicator.hpp"
 
 #if TB_HAVE_NCCL
-#include <cuda_runtime.h>
-#include <nccl.h>
+#include "distributed/nccl_library.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -34,8 +33,12 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPoll{1};
 constexpr std::chrono::milliseconds kWatchdogPeriod{100};
 
+// Every call goes through the libraries opened at run time; joinNcclGroup
+// checks they are there before anything below runs.
+const NcclLibrary& api() { return *ncclLibrary(); }
+
 std::string cudaText(cudaError_t error) {
-  return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
+  return std::string(api().cudaGetErrorName(error)) + " (" + api().cudaGetErrorString(error) + ")";
 }
 
 ncclDataType_t ncclTypeOf(const at::Tensor& tensor) {
@@ -57,7 +60,7 @@ class NcclPending final : public PendingCollective {
  public:
   NcclPending(NcclCommunicator& owner, cudaEvent_t done, std::string what)
       : owner_(&owner), done_(done), what_(std::move(what)) {}
-  ~NcclPending() override { cudaEventDestroy(done_); }
+  ~NcclPending() override { api().cudaEventDestroy(done_); }
   NcclPending(const NcclPending&) = delete;
   NcclPending& operator=(const NcclPending&) = delete;
   void wait() override;
@@ -79,8 +82,8 @@ class NcclCommunicator final : public Communicator {
     stopping_ = true;
     if (watchdog_.joinable()) watchdog_.join();
     // Abort rather than destroy: a destroy with a peer gone can block forever.
-    if (!aborted_.exchange(true)) ncclCommAbort(comm_);
-    cudaStreamDestroy(stream_);
+    if (!aborted_.exchange(true)) api().ncclCommAbort(comm_);
+    api().cudaStreamDestroy(stream_);
   }
 
   int rank() const override { return host_->rank(); }
@@ -90,7 +93,7 @@ class NcclCommunicator final : public Communicator {
   std::unique_ptr<PendingCollective> allReduceSum(at::Tensor slice, std::string what) override {
     if (!slice.is_cuda()) return host_->allReduceSum(std::move(slice), std::move(what));
     cudaEvent_t done = launch(what, [&] {
-      return ncclAllReduce(slice.data_ptr(), slice.data_ptr(), static_cast<size_t>(slice.numel()),
+      return api().ncclAllReduce(slice.data_ptr(), slice.data_ptr(), static_cast<size_t>(slice.numel()),
                            ncclTypeOf(slice), ncclSum, comm_, stream_);
     });
     return std::make_unique<NcclPending>(*this, done, std::move(what));
@@ -102,7 +105,7 @@ class NcclCommunicator final : public Communicator {
       return;
     }
     cudaEvent_t done = launch(what, [&] {
-      return ncclBroadcast(buffer.data_ptr(), buffer.data_ptr(),
+      return api().ncclBroadcast(buffer.data_ptr(), buffer.data_ptr(),
                            static_cast<size_t>(buffer.numel()), ncclTypeOf(buffer), root, comm_,
                            stream_);
     });
@@ -120,7 +123,7 @@ class NcclCommunicator final : public Communicator {
     const std::int64_t ownOffset = buffer.numel() / worldSize() * rank() * buffer.element_size();
     const char* own = bytes + ownOffset;
     cudaEvent_t done = launch(what, [&] {
-      return ncclAllGather(own, bytes, shard, ncclTypeOf(buffer), comm_, stream_);
+      return api().ncclAllGather(own, bytes, shard, ncclTypeOf(buffer), comm_, stream_);
     });
     NcclPending(*this, done, what).wait();
   }
@@ -132,7 +135,7 @@ class NcclCommunicator final : public Communicator {
   std::string fetch(const std::string& key) override { return host_->fetch(key); }
 
   void abort() noexcept override {
-    if (!aborted_.exchange(true)) ncclCommAbort(comm_);
+    if (!aborted_.exchange(true)) api().ncclCommAbort(comm_);
     host_->abort();
   }
 
@@ -143,7 +146,7 @@ class NcclCommunicator final : public Communicator {
     const auto deadline = Clock::now() + timeout();
     for (;;) {
       failIfBroken(what);
-      const cudaError_t state = cudaEventQuery(done);
+      const cudaError_t state = api().cudaEventQuery(done);
       if (state == cudaSuccess) break;
       if (state != cudaErrorNotReady) fail(what, "CUDA: " + cudaText(state));
       if (Clock::now() > deadline) {
@@ -152,7 +155,7 @@ class NcclCommunicator final : public Communicator {
       }
       std::this_thread::sleep_for(kPoll);
     }
-    cudaStreamWaitEvent(cudaStreamLegacy, done, 0);
+    api().cudaStreamWaitEvent(cudaStreamLegacy, done, 0);
   }
 
  private:
@@ -163,21 +166,21 @@ class NcclCommunicator final : public Communicator {
     failIfBroken(what);
     cudaEvent_t ready = nullptr;
     cudaEvent_t done = nullptr;
-    if (cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) != cudaSuccess ||
-        cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess) {
+    if (api().cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) != cudaSuccess ||
+        api().cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess) {
       fail(what, "cannot create CUDA events");
     }
-    cudaEventRecord(ready, cudaStreamLegacy);
-    cudaStreamWaitEvent(stream_, ready, 0);
-    cudaEventDestroy(ready);
+    api().cudaEventRecord(ready, cudaStreamLegacy);
+    api().cudaStreamWaitEvent(stream_, ready, 0);
+    api().cudaEventDestroy(ready);
     const ncclResult_t started = call();
     // Non-blocking: ncclInProgress means enqueued, its outcome comes later.
     if (started != ncclSuccess && started != ncclInProgress) {
-      cudaEventDestroy(done);
-      fail(what, std::string("NCCL: ") + ncclGetErrorString(started) + ": " +
-                     ncclGetLastError(comm_));
+      api().cudaEventDestroy(done);
+      fail(what, std::string("NCCL: ") + api().ncclGetErrorString(started) + ": " +
+                     api().ncclGetLastError(comm_));
     }
-    cudaEventRecord(done, stream_);
+    api().cudaEventRecord(done, stream_);
     return done;
   }
 
@@ -197,14 +200,14 @@ class NcclCommunicator final : public Communicator {
   void watch() {
     while (!stopping_ && !aborted_) {
       ncclResult_t state = ncclSuccess;
-      if (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state != ncclSuccess &&
+      if (api().ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state != ncclSuccess &&
           state != ncclInProgress) {
         {
           const std::lock_guard<std::mutex> lock(mutex_);
-          asyncError_ = std::string("NCCL: ") + ncclGetErrorString(state) + ": " +
-                        ncclGetLastError(comm_);
+          asyncError_ = std::string("NCCL: ") + api().ncclGetErrorString(state) + ": " +
+                        api().ncclGetLastError(comm_);
         }
-        if (!aborted_.exchange(true)) ncclCommAbort(comm_);
+        if (!aborted_.exchange(true)) api().ncclCommAbort(comm_);
         return;
       }
       std::this_thread::sleep_for(kWatchdogPeriod);
@@ -233,15 +236,18 @@ Error cannotJoin(const GroupSettings& settings, const std::string& why) {
 bool ncclBuilt() { return true; }
 
 std::string ncclVersion() {
+  std::string why;
+  if (ncclLibrary(&why) == nullptr) return why;
   int code = 0;
-  if (ncclGetVersion(&code) != ncclSuccess) return "unknown";
+  if (api().ncclGetVersion(&code) != ncclSuccess) return "unknown";
   // NCCL_VERSION_CODE's encoding: major*10000 + minor*100 + patch since 2.9.
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
 Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& settings) {
+  if (std::string why; ncclLibrary(&why) == nullptr) return cannotJoin(settings, why);
   int devices = 0;
-  if (const cudaError_t error = cudaGetDeviceCount(&devices); error != cudaSuccess) {
+  if (const cudaError_t error = api().cudaGetDeviceCount(&devices); error != cudaSuccess) {
     return cannotJoin(settings, "no CUDA device for local rank " +
                                     std::to_string(settings.launch.localRank) +
                                     ": cudaGetDeviceCount: " + cudaText(error));
@@ -251,7 +257,7 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
                                     " has no GPU of its own (" + std::to_string(devices) +
                                     " visible): one GPU per worker");
   }
-  if (const cudaError_t error = cudaSetDevice(settings.launch.localRank); error != cudaSuccess) {
+  if (const cudaError_t error = api().cudaSetDevice(settings.launch.localRank); error != cudaSuccess) {
     return cannotJoin(settings, "cudaSetDevice: " + cudaText(error));
   }
   auto host = joinGlooGroup(settings);
@@ -261,8 +267,8 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
   constexpr const char* kIdKey = "nccl_unique_id";
   try {
     if (settings.launch.rank == 0) {
-      if (const ncclResult_t made = ncclGetUniqueId(&id); made != ncclSuccess) {
-        return cannotJoin(settings, std::string("ncclGetUniqueId: ") + ncclGetErrorString(made));
+      if (const ncclResult_t made = api().ncclGetUniqueId(&id); made != ncclSuccess) {
+        return cannotJoin(settings, std::string("ncclGetUniqueId: ") + api().ncclGetErrorString(made));
       }
       (*host)->publish(kIdKey, std::string(id.internal, sizeof(id.internal)));
     } else {
@@ -281,25 +287,25 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   ncclComm_t comm = nullptr;
-  ncclResult_t state = ncclCommInitRankConfig(&comm, settings.launch.worldSize, id,
+  ncclResult_t state = api().ncclCommInitRankConfig(&comm, settings.launch.worldSize, id,
                                               settings.launch.rank, &config);
   const auto deadline = Clock::now() + settings.timeout;
   while (state == ncclInProgress && Clock::now() < deadline) {
     std::this_thread::sleep_for(kPoll);
-    if (ncclCommGetAsyncError(comm, &state) != ncclSuccess) break;
+    if (api().ncclCommGetAsyncError(comm, &state) != ncclSuccess) break;
   }
   if (state != ncclSuccess) {
     const std::string why = state == ncclInProgress
                                 ? "the communicator did not form within " +
                                       std::to_string(settings.timeout.count() / 1000) + " s"
-                                : std::string(ncclGetErrorString(state));
-    if (comm != nullptr) ncclCommAbort(comm);
+                                : std::string(api().ncclGetErrorString(state));
+    if (comm != nullptr) api().ncclCommAbort(comm);
     return cannotJoin(settings, "ncclCommInitRankConfig: " + why);
   }
   cudaStream_t stream = nullptr;
-  if (const cudaError_t error = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (const cudaError_t error = api().cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
       error != cudaSuccess) {
-    ncclCommAbort(comm);
+    api().ncclCommAbort(comm);
     return cannotJoin(settings, "cudaStreamCreate: " + cudaText(error));
   }
   return std::unique_ptr<Communicator>(
