@@ -13,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "check-packages.sh: $*" >&2; exit 1; }
 
-for tool in cpack lintian desktop-file-validate appstreamcli dpkg-deb; do
+for tool in cpack lintian desktop-file-validate appstreamcli dpkg-deb objdump; do
   command -v "$tool" > /dev/null || fail "$tool is not installed (packaging/install-deps.sh installs it)"
 done
 
@@ -22,8 +22,7 @@ desktop-file-validate "$root/resources/trainbench-studio.desktop"
 # validator cannot tell from a name that is not reverse-DNS.
 appstreamcli validate --no-net --explain "$root"/resources/*.metainfo.xml
 
-cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work" > "$work/cpack.log" 2>&1 ||
-  { cat "$work/cpack.log" >&2; fail "cpack failed"; }
+"$root/packaging/make-debs.sh" "$build" "$work" > /dev/null || fail "the packages could not be built"
 cli=$(ls "$work"/trainbench_*.deb)
 studio=$(ls "$work"/trainbench-studio_*.deb)
 
@@ -46,6 +45,17 @@ holds "$studio" usr/bin/trainbench-studio usr/bin/trainbench-charts usr/share/ap
   usr/share/metainfo/invalid.example.trainbench.studio.metainfo.xml \
   usr/share/icons/hicolor/scalable/apps/trainbench-studio.svg usr/share/icons/hicolor/48x48/apps/trainbench-studio.png \
   usr/share/man/man1/trainbench-studio.1.gz usr/share/doc/trainbench-studio/copyright
+# Every library the programs load at start must come from a Debian package:
+# one from elsewhere (the CUDA toolkit's NCCL, say) is missing on the user's
+# machine whatever Depends says. NCCL and CUDA are opened at run time instead.
+unpacked="$work/unpacked"
+for package in "$cli" "$studio"; do dpkg-deb -x "$package" "$unpacked"; done
+for program in "$unpacked"/usr/bin/*; do
+  while read -r soname; do
+    dpkg -S "*/$soname" > /dev/null 2>&1 ||
+      fail "$(basename "$program") needs $soname, which no Debian package installed here provides"
+  done < <(objdump -p "$program" | awk '$1 == "NEEDED" {print $2}')
+done
 # The Studio needs the CLI of the same build; the CLI needs no Qt.
 version=$(dpkg-deb -f "$cli" Version)
 dpkg-deb -f "$studio" Depends | grep -q "trainbench (= $version)" || fail "trainbench-studio does not depend on trainbench (= $version)"
