@@ -97,11 +97,13 @@ TEST_F(CliReport, BadInputNamesTheValueAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(path("never.docx")));
 }
 
-TEST_F(CliReport, AnUnwritableDestinationIsARuntimeFailure) {
+// A destination under a file is the user's path to fix (exit 2, as every
+// output path of the wrong kind: docs/CLI.md), and the file stays as it was.
+TEST_F(CliReport, ADestinationUnderAFileIsBadInputNamingIt) {
   const std::string blocker = path("file");
   std::ofstream(blocker) << "x";
   const CliRun run = runCli({"report", "--in", kResults, "--out", blocker + "/report.md"});
-  EXPECT_EQ(run.exitCode, 1) << run.err;
+  EXPECT_EQ(run.exitCode, 2) << run.err;
   EXPECT_NE(run.err.find(blocker), std::string::npos) << run.err;
 }
 

@@ -174,10 +174,10 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
   }
   if (options.dryRun) return printDryRun(context, *spec, choice, options.json);
   std::shared_ptr<std::ofstream> eventsFile;
-  const std::optional<runs::EventSink> sink =
+  const Expected<runs::EventSink> sink =
       openEventSink(options.events, context.out(), eventsFile);
   if (!sink) {
-    return context.fail(makeError(ErrorKind::Io, "--events: cannot write " + options.events));
+    return context.fail(sink.error());
   }
   // Whatever is on stdout for programs (--json, --events -), people read stderr.
   const bool stdoutForPrograms = options.json || options.events == "-";

@@ -74,25 +74,36 @@ void addGlobalOptions(CLI::App& app, GlobalOptions& globals) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-// CLI11 reports a missing or mistyped command only as "A subcommand is
-// required"; the word the user typed is left over among the unparsed
-// arguments, so the message can name it.
-std::optional<std::string> commandProblem(const CLI::App& app, const CLI::ParseError& error) {
-  if (!app.get_subcommands().empty()) return std::nullopt;
-  const std::vector<std::string> leftover = app.remaining();
-  if (!leftover.empty() && !leftover.front().starts_with("-")) {
-    return "unknown command '" + leftover.front() + "'";
-  }
-  if (leftover.empty() && error.get_name() == "RequiredError") return "no command given";
-  return std::nullopt;
-}
-
 std::string commandNames(const CLI::App& app) {
   std::string names;
   for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
     names += (names.empty() ? "" : ", ") + command->get_name();
   }
   return names;
+}
+
+// CLI11 reports a missing or mistyped command only as "A subcommand is
+// required"; the word the user typed is left over among the unparsed
+// arguments, so the message can name it, and the commands there are. The
+// same holds one level down (`trainbench registry` without tags/inspect).
+std::optional<std::string> commandProblem(const CLI::App& app, const CLI::ParseError& error) {
+  const CLI::App* level = &app;
+  std::string path;
+  while (!level->get_subcommands().empty()) {
+    level = level->get_subcommands().front();
+    path += level->get_name() + ": ";
+  }
+  const std::string names = commandNames(*level);
+  if (names.empty()) return std::nullopt;  // a command without subcommands: CLI11's own message
+  const std::string what = level == &app ? "command" : "subcommand";
+  const std::vector<std::string> leftover = level->remaining();
+  if (!leftover.empty() && !leftover.front().starts_with("-")) {
+    return path + "unknown " + what + " '" + leftover.front() + "'; " + what + "s: " + names;
+  }
+  if (leftover.empty() && error.get_name() == "RequiredError") {
+    return path + "no " + what + " given; " + what + "s: " + names;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -128,8 +139,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     if (const auto problem = commandProblem(app, error)) {
-      err << "trainbench: " << *problem << "; commands: " << commandNames(app)
-          << "\nRun with --help for more information.\n";
+      err << "trainbench: " << *problem << "\nRun with --help for more information.\n";
       return kExitBadInput;
     }
     const int code = app.exit(error, out, err);

@@ -112,7 +112,7 @@ Expected<std::vector<std::string>> writeArtifacts(const std::string& dir,
   for (const config::Artifact& artifact : artifacts) {
     const std::filesystem::path path = std::filesystem::path(dir) / artifact.fileName;
     if (auto status = writeFileAtomically(path, artifact.content); !status) {
-      return makeError(ErrorKind::Io, "--out: " + status.error().message);
+      return makeError(status.error().kind, "--out: " + status.error().message);
     }
     if (path.extension() == ".sh") {
       std::error_code ignored;  // a script that is not executable is still usable with sh

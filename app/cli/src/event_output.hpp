@@ -5,18 +5,20 @@
 
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <ostream>
 #include <string>
 
+#include "tb/common/expected.hpp"
 #include "tb/runs/run_event.hpp"
 
 namespace tb::cli {
 
-/// An empty sink for an empty target; none when the file cannot be opened.
-/// `file` keeps the file open for as long as the sink is used.
-[[nodiscard]] std::optional<runs::EventSink> openEventSink(const std::string& target,
-                                                           std::ostream& out,
-                                                           std::shared_ptr<std::ofstream>& file);
+/// An empty sink for an empty target. A file that cannot be opened is an
+/// error naming it ("--events: cannot write PATH: WHY"): bad input for a
+/// folder given as the file, Io otherwise. `file` keeps the file open for
+/// as long as the sink is used.
+[[nodiscard]] Expected<runs::EventSink> openEventSink(const std::string& target,
+                                                      std::ostream& out,
+                                                      std::shared_ptr<std::ofstream>& file);
 
 }  // namespace tb::cli

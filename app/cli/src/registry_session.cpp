@@ -40,9 +40,15 @@ void addRegistryOptions(CLI::App& command, RegistryOptions& options) {
   command.add_flag("--insecure", options.insecure,
                    "Plain HTTP without TLS verification; only for a registry on 127.0.0.1, "
                    "localhost or ::1 (tests)");
+  // Checked as it is parsed, so a bad value is refused even where no
+  // registry is asked (compat without --from-registry).
   command.add_option("--registry-timeout", options.timeout,
                      "Seconds one registry request may take in all (default 60)")
-      ->type_name("SECONDS");
+      ->type_name("SECONDS")
+      ->check([](const std::string& text) {
+        auto timeout = parseTimeout(text);
+        return timeout ? std::string() : timeout.error().message;
+      });
 }
 
 Expected<std::unique_ptr<registry::RegistryClient>> makeRegistryClient(

@@ -139,7 +139,7 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   std::shared_ptr<std::ofstream> eventsFile;
   auto sink = openEventSink(options.events, context.out(), eventsFile);
   if (!sink) {
-    return context.fail(makeError(ErrorKind::Io, "--events: cannot write " + options.events));
+    return context.fail(sink.error());
   }
 
   StopSignalGuard signals;
@@ -205,7 +205,8 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
   command->add_option("--data", options->data,
                       "random (default), synthetic (a learnable task) or a text FILE")
       ->type_name("FILE");
-  command->add_option("--threads", options->threads, "CPU threads (default: physical cores)")
+  command->add_option("--threads", options->threads,
+                      "CPU threads, 1 to 4096 (default, or 0: physical cores)")
       ->type_name("N");
   command->add_option("--device", options->device, "cpu (default) or cuda")->type_name("DEV");
   command->add_option("--seed", options->seed, "Seed of weights and data (default 1234)")

@@ -181,7 +181,7 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
   std::shared_ptr<std::ofstream> eventsFile;
   auto sink = openEventSink(output.events, context.out(), eventsFile);
   if (!sink) {
-    return context.fail(makeError(ErrorKind::Io, "--events: cannot write " + output.events));
+    return context.fail(sink.error());
   }
 
   const int worldSize = launch.nnodes * launch.nprocPerNode;

@@ -182,8 +182,8 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
   std::error_code error;
   std::filesystem::create_directories(spec.outDir / "runs", error);
   if (error) {
-    return makeError(ErrorKind::Io, "--out: cannot create " + (spec.outDir / "runs").string() +
-                                        ": " + error.message());
+    return makeError(writeFailureKind(error.value()),
+                     "--out: cannot create " + (spec.outDir / "runs").string() + ": " + error.message());
   }
   const auto started = std::chrono::steady_clock::now();
   const auto emit = [&callbacks, started](runs::BenchmarkEvent event) {
@@ -209,8 +209,8 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
     std::filesystem::remove_all(dir, error);
     std::filesystem::create_directories(dir, error);
     if (error) {
-      return makeError(ErrorKind::Io, "--out: cannot create " + dir.string() + ": " +
-                                          error.message());
+      return makeError(writeFailureKind(error.value()),
+                       "--out: cannot create " + dir.string() + ": " + error.message());
     }
     runs::BenchmarkEvent progress;
     progress.kind = runs::BenchmarkEventKind::RunStart;

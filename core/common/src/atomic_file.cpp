@@ -34,19 +34,26 @@ bool writeAll(int fd, std::string_view content) {
 
 }  // namespace
 
+ErrorKind writeFailureKind(int code) {
+  return code == ENOTDIR || code == EISDIR || code == EEXIST ? ErrorKind::BadInput : ErrorKind::Io;
+}
+
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) {
-    return makeError(ErrorKind::Io, "cannot create directory '" + parent.string() + "': " + ec.message());
+    return makeError(writeFailureKind(ec.value()),
+                     "cannot create directory '" + parent.string() + "': " + ec.message());
   }
 
   std::string tmpl = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) {
-    return makeError(ErrorKind::Io, "cannot write '" + path.string() + "': " + describeErrno(errno));
+    const int openErrno = errno;
+    return makeError(writeFailureKind(openErrno),
+                     "cannot write '" + path.string() + "': " + describeErrno(openErrno));
   }
   // mkstemp creates 0600; a report or config should be as readable as any file.
   ::fchmod(fd, 0644);
@@ -60,7 +67,8 @@ Status writeFileAtomically(const std::filesystem::path& path, std::string_view c
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int renameErrno = errno;
     ::unlink(tmpl.c_str());
-    return makeError(ErrorKind::Io, "cannot write '" + path.string() + "': " + describeErrno(renameErrno));
+    return makeError(writeFailureKind(renameErrno),
+                     "cannot write '" + path.string() + "': " + describeErrno(renameErrno));
   }
   return {};
 }

@@ -38,7 +38,7 @@ Expected<RunDirectory> RunDirectory::create(const std::filesystem::path& request
   std::error_code error;
   std::filesystem::create_directories(path, error);
   if (error) {
-    return makeError(ErrorKind::Io,
+    return makeError(writeFailureKind(error.value()),
                      "cannot create run directory " + path.string() + ": " + error.message());
   }
   RunDirectory directory(path);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -39,12 +41,13 @@ TEST_F(AtomicFileTest, ReplacesExistingFileAndLeavesNoTemporaries) {
 
 TEST_F(AtomicFileTest, FailedRenameNamesThePathAndLeavesNoTemporary) {
   // A non-empty directory in the target's place makes rename(2) fail, even
-  // for root, after the temporary file was fully written.
+  // for root, after the temporary file was fully written. A folder given as
+  // the file is the user's to fix: bad input.
   const fs::path target = dir_ / "out.txt";
   fs::create_directories(target / "occupied");
   const tb::Status status = tb::writeFileAtomically(target, "replacement");
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().kind, tb::ErrorKind::Io);
+  EXPECT_EQ(status.error().kind, tb::ErrorKind::BadInput);
   EXPECT_NE(status.error().message.find(target.string()), std::string::npos);
   EXPECT_TRUE(fs::is_directory(target / "occupied"));
   int entries = 0;
@@ -52,12 +55,22 @@ TEST_F(AtomicFileTest, FailedRenameNamesThePathAndLeavesNoTemporary) {
   EXPECT_EQ(entries, 1) << "the temporary file must be removed";
 }
 
-TEST_F(AtomicFileTest, UncreatableParentIsAnIoError) {
+TEST_F(AtomicFileTest, AParentThatIsAFileIsBadInputNamingIt) {
   fs::create_directories(dir_);
   ASSERT_TRUE(tb::writeFileAtomically(dir_ / "plain", "x").ok());
   const tb::Status status = tb::writeFileAtomically(dir_ / "plain" / "child.json", "{}");
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().kind, tb::ErrorKind::Io);
+  EXPECT_EQ(status.error().kind, tb::ErrorKind::BadInput);
+  EXPECT_NE(status.error().message.find((dir_ / "plain").string()), std::string::npos);
+}
+
+TEST(WriteFailureKind, WrongKindOfPathIsBadInputTheSystemIsIo) {
+  for (const int code : {ENOTDIR, EISDIR, EEXIST}) {
+    EXPECT_EQ(tb::writeFailureKind(code), tb::ErrorKind::BadInput) << code;
+  }
+  for (const int code : {ENOSPC, EROFS, EFBIG, EIO, EACCES, EDQUOT}) {
+    EXPECT_EQ(tb::writeFailureKind(code), tb::ErrorKind::Io) << code;
+  }
 }
 
 TEST_F(AtomicFileTest, ReadingAMissingFileNamesIt) {

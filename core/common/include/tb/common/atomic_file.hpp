@@ -11,6 +11,13 @@
 
 namespace tb {
 
+/// The kind of a failure to write or create a path with errno `code`:
+/// BadInput (exit 2) when the path names the wrong kind of thing, a folder
+/// where a file goes or a file where a folder goes, which the user can fix
+/// by giving another path; Io (exit 1) for the rest (a full disk, a
+/// read-only filesystem, a file-size limit, no permission).
+[[nodiscard]] ErrorKind writeFailureKind(int code);
+
 /// Writes `content` to `path` atomically; creates missing parent directories.
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 
