@@ -18,6 +18,7 @@
 #include <QScrollArea>
 #include <QStackedWidget>
 #include <QStandardPaths>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
 
@@ -113,6 +114,7 @@ MainWindow::MainWindow(tb::catalog::Catalog catalog, MainWindowOptions options, 
   setAcceptDrops(true);  // files dropped anywhere on the window open as from the command line
   if (!restoreGeometry(settings_.windowGeometry())) resize(kDefaultSize);
   restoreState(settings_.windowState());
+  restoreSplitters(settings_.splitterStates());
   const QString lastPage = settings_.lastPage();
   if (!showPage(options.initialPage) && !showPage(lastPage)) sidebar_->setCurrentRow(0);
 }
@@ -289,7 +291,20 @@ void MainWindow::updateStatusBar() {
 }
 
 void MainWindow::saveWindowState() {
-  settings_.saveWindow(saveGeometry(), saveState(), currentPageId());
+  QVariantMap splitters;
+  for (const QSplitter* splitter : findChildren<QSplitter*>()) {
+    if (!splitter->objectName().isEmpty()) splitters.insert(splitter->objectName(), splitter->saveState());
+  }
+  settings_.saveWindow(saveGeometry(), saveState(), currentPageId(), splitters);
+}
+
+void MainWindow::restoreSplitters(const QVariantMap& states) {
+  // By name, so a splitter added or renamed since keeps its own default;
+  // a state that does not fit (a pane count changed) is refused by Qt.
+  for (QSplitter* splitter : findChildren<QSplitter*>()) {
+    const auto stored = states.constFind(splitter->objectName());
+    if (stored != states.constEnd()) splitter->restoreState(stored->toByteArray());
+  }
 }
 
 void MainWindow::shadeSidebar() {

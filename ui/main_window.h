@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <QVariantMap>
 
 #include "tb/catalog/catalog.hpp"
 #include "tb/common/expected.hpp"
@@ -87,6 +88,8 @@ class MainWindow : public QMainWindow {
   void updateStatusBar();
   void shadeSidebar();
   void saveWindowState();
+  /// Puts back the sizes of the named splitters (keys::kWindowSplitters).
+  void restoreSplitters(const QVariantMap& states);
   void connectPages();
   void applyRecommendation(const QString& policy, const QString& runtime);
   void onPageBusyChanged(bool busy);

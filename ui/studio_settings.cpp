@@ -85,12 +85,15 @@ QByteArray StudioSettings::windowState() const { return keys::kWindowState.get()
 
 QString StudioSettings::lastPage() const { return keys::kWindowPage.get(); }
 
+QVariantMap StudioSettings::splitterStates() const { return keys::kWindowSplitters.get(); }
+
 void StudioSettings::saveWindow(const QByteArray& geometry, const QByteArray& state,
-                                const QString& page) {
+                                const QString& page, const QVariantMap& splitters) {
   SettingsWriter out(access_);
   keys::kWindowGeometry.set(out, geometry);
   keys::kWindowState.set(out, state);
   keys::kWindowPage.set(out, page);
+  keys::kWindowSplitters.set(out, splitters);
 }
 
 ImagePageChoices StudioSettings::imagePageChoices() const {

@@ -69,6 +69,8 @@ template <class T>
     return stored.toStringList();
   } else if constexpr (std::is_same_v<T, QByteArray>) {
     return stored.toByteArray();
+  } else if constexpr (std::is_same_v<T, QVariantMap>) {
+    return stored.toMap();
   } else {
     static_assert(std::is_same_v<T, QVariantList>, "no conversion for this setting type");
     return stored.toList();
@@ -145,6 +147,8 @@ inline constexpr int kIntMax = std::numeric_limits<int>::max();
 inline const SettingValue<QByteArray> kWindowGeometry{"window/geometry"};
 inline const SettingValue<QByteArray> kWindowState{"window/state"};
 inline const SettingValue<QString> kWindowPage{"window/page"};
+/// Every named splitter's QSplitter::saveState, by its object name.
+inline const SettingValue<QVariantMap> kWindowSplitters{"window/splitters"};
 
 // The Image page.
 inline const SettingValue<QString> kImageRelease{"image/release"};
@@ -278,7 +282,9 @@ class StudioSettings {
   [[nodiscard]] QByteArray windowGeometry() const;
   [[nodiscard]] QByteArray windowState() const;
   [[nodiscard]] QString lastPage() const;
-  void saveWindow(const QByteArray& geometry, const QByteArray& state, const QString& page);
+  [[nodiscard]] QVariantMap splitterStates() const;
+  void saveWindow(const QByteArray& geometry, const QByteArray& state, const QString& page,
+                  const QVariantMap& splitters);
 
   [[nodiscard]] ImagePageChoices imagePageChoices() const;
   void saveImagePageChoices(const ImagePageChoices& choices);

@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QFile>
@@ -247,6 +248,45 @@ class MainWindowTest : public QObject {
     TB_COMPARE_ENUM(host->input().arch, tb::catalog::CpuArch::Arm64);
     QCOMPARE(window->size(), QSize(1500, 820));
     QCOMPARE(window->currentPageId(), QStringLiteral("image"));
+  }
+
+  void splitterSizesSurviveARestart() {
+    QList<int> moved;
+    {
+      auto window = makeWindow();
+      window->resize(1500, 820);
+      window->show();
+      QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+      auto* releases = child<QSplitter>(window.get(), "imageReleasesSplitter");
+      QList<int> sizes = releases->sizes();
+      QCOMPARE(sizes.size(), 3);
+      // The release list made wider by 120 px, taken from the details.
+      sizes[0] += 120;
+      sizes[1] -= 120;
+      releases->setSizes(sizes);
+      moved = releases->sizes();
+      // A splitter of a page not shown yet is kept as well.
+      QVERIFY(window->showPage(QStringLiteral("ablation")));
+      auto* columns = child<QSplitter>(window.get(), "ablationColumnsSplitter");
+      QList<int> ablation = columns->sizes();
+      ablation[0] -= 40;
+      ablation[1] += 40;
+      columns->setSizes(ablation);
+      QVERIFY(window->showPage(QStringLiteral("image")));
+      window->close();
+    }
+    auto window = makeWindow();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    QCOMPARE(child<QSplitter>(window.get(), "imageReleasesSplitter")->sizes(), moved);
+    // Every splitter has a name of its own, so each is kept under it.
+    QStringList names;
+    for (const QSplitter* splitter : window->findChildren<QSplitter*>()) {
+      QVERIFY2(!splitter->objectName().isEmpty(), "a splitter without a name is not remembered");
+      QVERIFY2(!names.contains(splitter->objectName()), qPrintable(splitter->objectName()));
+      names << splitter->objectName();
+    }
+    QVERIFY(tb::ui::keys::kWindowSplitters.get().contains(QStringLiteral("ablationColumnsSplitter")));
   }
 
   void readOnlyWindowsWriteNothing() {

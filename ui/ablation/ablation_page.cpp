@@ -103,6 +103,7 @@ AblationPage::AblationPage(const StudioSettings& settings, QWidget* parent)
   proxy_->setSortRole(AblationTableModel::kSortRole);
 
   auto* splitter = new QSplitter(Qt::Horizontal);
+  splitter->setObjectName(QStringLiteral("ablationColumnsSplitter"));
   splitter->addWidget(buildSourcesPanel());
   splitter->addWidget(buildResultsPanel());
   splitter->setStretchFactor(0, 0);
@@ -271,6 +272,7 @@ QWidget* AblationPage::buildResultsPanel() {
   bottomColumn->addWidget(charts, 1);
 
   auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->setObjectName(QStringLiteral("ablationResultsSplitter"));
   splitter->addWidget(top);
   splitter->addWidget(bottom);
   splitter->setStretchFactor(0, 1);

@@ -40,6 +40,7 @@ ImagePage::ImagePage(CatalogSession& session, StudioSettings& settings, QWidget*
   registryPanel_ = new RegistryPanel(session_, settings_.access(), this);
 
   auto* releases = new QSplitter(Qt::Horizontal, this);
+  releases->setObjectName(QStringLiteral("imageReleasesSplitter"));
   releases->setChildrenCollapsible(false);
   releases->addWidget(buildReleaseBox());
   // Long notes scroll instead of squeezing the matrix on small screens.

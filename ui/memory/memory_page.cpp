@@ -61,8 +61,10 @@ QTableView* numbersTable(QAbstractItemModel* model, const char* name, int minimu
   return table;
 }
 
-QWidget* side(QWidget* chart, QWidget* table, QWidget* parent) {
+/// `name`: the splitter's object name, under which the window keeps its sizes.
+QWidget* side(QWidget* chart, QWidget* table, QWidget* parent, const QString& name) {
   auto* splitter = new QSplitter(Qt::Horizontal, parent);
+  splitter->setObjectName(name);
   splitter->setChildrenCollapsible(false);
   splitter->addWidget(chart);
   splitter->addWidget(table);
@@ -90,6 +92,7 @@ MemoryPage::MemoryPage(const StudioSettings& settings, QWidget* parent)
   formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
   auto* columns = new QSplitter(Qt::Horizontal, this);
+  columns->setObjectName(QStringLiteral("memoryColumnsSplitter"));
   columns->setChildrenCollapsible(false);
   columns->addWidget(formScroll);
   columns->addWidget(buildResults());
@@ -120,14 +123,14 @@ QWidget* MemoryPage::buildResults() {
   breakdownTable_ = numbersTable(breakdownModel_, "breakdownTable", kTableMinimumWidth, results);
   auto* breakdownBox = new QGroupBox(tr("What one GPU holds at the peak"), results);
   auto* breakdownLayout = new QVBoxLayout(breakdownBox);
-  breakdownLayout->addWidget(side(breakdownChart_, breakdownTable_, breakdownBox));
+  breakdownLayout->addWidget(side(breakdownChart_, breakdownTable_, breakdownBox, QStringLiteral("memoryBreakdownSplitter")));
 
   tradeoffChart_ = new tb::plotting::TradeoffChart(results);
   curveModel_ = new CurveTableModel(this);
   curveTable_ = numbersTable(curveModel_, "curveTable", kTableMinimumWidth, results);
   auto* curveBox = new QGroupBox(tr("Recompute trade-off: memory against step time"), results);
   auto* curveLayout = new QVBoxLayout(curveBox);
-  curveLayout->addWidget(side(tradeoffChart_, curveTable_, curveBox));
+  curveLayout->addWidget(side(tradeoffChart_, curveTable_, curveBox, QStringLiteral("memoryCurveSplitter")));
 
   recommendation_ = new QLabel(results);
   recommendation_->setObjectName(QStringLiteral("recommendationLabel"));
@@ -142,6 +145,7 @@ QWidget* MemoryPage::buildResults() {
   actions->addWidget(useButton_);
 
   auto* charts = new QSplitter(Qt::Vertical, results);
+  charts->setObjectName(QStringLiteral("memoryChartsSplitter"));
   charts->setChildrenCollapsible(false);
   charts->addWidget(breakdownBox);
   charts->addWidget(curveBox);

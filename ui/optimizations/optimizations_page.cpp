@@ -85,6 +85,7 @@ OptimizationsPage::OptimizationsPage(CatalogSession& session, const StudioSettin
   validationLayout->addWidget(validation_);
 
   auto* right = new QSplitter(Qt::Vertical, this);
+  right->setObjectName(QStringLiteral("optimizationsOutputSplitter"));
   right->setChildrenCollapsible(false);
   right->addWidget(generated);
   right->addWidget(validationBox);
@@ -93,6 +94,7 @@ OptimizationsPage::OptimizationsPage(CatalogSession& session, const StudioSettin
   right->setSizes({460, 340});
 
   auto* columns = new QSplitter(Qt::Horizontal, this);
+  columns->setObjectName(QStringLiteral("optimizationsColumnsSplitter"));
   columns->setChildrenCollapsible(false);
   columns->addWidget(formScroll);
   columns->addWidget(right);

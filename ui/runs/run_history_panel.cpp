@@ -51,6 +51,7 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
   bar->addWidget(filter_, 1);
   bar->addWidget(refresh_);
   auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->setObjectName(QStringLiteral("runHistorySplitter"));
   splitter->addWidget(table_);
   splitter->addWidget(detail_);
   splitter->setStretchFactor(0, 2);

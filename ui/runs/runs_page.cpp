@@ -120,6 +120,7 @@ QWidget* RunsPage::buildLiveTab() {
   log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   log_->setPlaceholderText(tr("The engine's messages and a summary of its events appear here."));
   auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->setObjectName(QStringLiteral("runsLiveSplitter"));
   splitter->addWidget(live_);
   splitter->addWidget(log_);
   splitter->setStretchFactor(0, 3);
