@@ -50,11 +50,16 @@ holds "$studio" usr/bin/trainbench-studio usr/bin/trainbench-charts usr/share/ap
 # machine whatever Depends says. NCCL and CUDA are opened at run time instead.
 unpacked="$work/unpacked"
 for package in "$cli" "$studio"; do dpkg-deb -x "$package" "$unpacked"; done
+# Each library is asked about once, though several programs need it.
+declare -A needed_by=()
 for program in "$unpacked"/usr/bin/*; do
   while read -r soname; do
-    dpkg -S "*/$soname" > /dev/null 2>&1 ||
-      fail "$(basename "$program") needs $soname, which no Debian package installed here provides"
+    needed_by[$soname]=$(basename "$program")
   done < <(objdump -p "$program" | awk '$1 == "NEEDED" {print $2}')
+done
+for soname in "${!needed_by[@]}"; do
+  dpkg -S "*/$soname" > /dev/null 2>&1 ||
+    fail "${needed_by[$soname]} needs $soname, which no Debian package installed here provides"
 done
 # The Studio needs the CLI of the same build; the CLI needs no Qt.
 version=$(dpkg-deb -f "$cli" Version)

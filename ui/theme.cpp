@@ -4,8 +4,6 @@
 #include <QStyle>
 #include <QStyleFactory>
 
-#include <optional>
-
 namespace tb::ui {
 namespace {
 
@@ -31,15 +29,14 @@ QString themeName(ThemeChoice choice) {
   return QStringLiteral("system");
 }
 
-bool isThemeName(const QString& name) {
-  return name == QLatin1String("system") || name == QLatin1String("light") || name == QLatin1String("dark");
-}
-
 ThemeChoice themeFromName(const QString& name) {
   if (name == QLatin1String("light")) return ThemeChoice::Light;
   if (name == QLatin1String("dark")) return ThemeChoice::Dark;
   return ThemeChoice::System;
 }
+
+// A name is one of ours exactly when reading and writing it gives it back.
+bool isThemeName(const QString& name) { return themeName(themeFromName(name)) == name; }
 
 QPalette darkPalette() {
   const QColor window(0x2b, 0x2d, 0x30);

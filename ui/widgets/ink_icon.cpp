@@ -49,7 +49,8 @@ class InkIconEngine final : public QIconEngine {
 
   // `pixels` is in device pixels already: QIcon::pixmap(size, scale) asks
   // for size * scale (Qt 6.4's contract).
-  QPixmap scaledPixmap(const QSize& pixels, QIcon::Mode mode, QIcon::State state,
+  // The icons have no on/off variants, so the state is not asked.
+  QPixmap scaledPixmap(const QSize& pixels, QIcon::Mode mode, QIcon::State /*state*/,
                        qreal scale) override {
     const QPalette palette = QGuiApplication::palette();
     const bool dark = paletteIsDark(palette);
@@ -71,7 +72,6 @@ class InkIconEngine final : public QIconEngine {
       }
       QPixmapCache::insert(cacheKey, drawn);
     }
-    (void)state;  // the icons have no on/off variants
     drawn.setDevicePixelRatio(scale);
     return drawn;
   }
