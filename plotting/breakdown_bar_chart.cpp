@@ -26,6 +26,13 @@ constexpr int kNarrowestWidth = 300;
 
 }  // namespace
 
+QColor breakdownTermColor(const ChartTheme& theme, int index, const BreakdownTerm& term) {
+  if (!term.cache) return seriesColor(theme, index);
+  QColor neutral = theme.foreground;
+  neutral.setAlphaF(0.55F);
+  return neutral;
+}
+
 BreakdownBarChart::BreakdownBarChart(QWidget* parent) : ThemedChart(parent) {
   setObjectName(QStringLiteral("breakdownBarChart"));
   setMouseTracking(true);
@@ -76,8 +83,8 @@ void BreakdownBarChart::rebuild() {
     auto* bar = new QCPBars(yAxis, xAxis);
     bar->setName(term.name);
     bar->setWidth(0.6);
-    const QColor color = seriesColor(theme(), index);
-    bar->setBrush(color);
+    const QColor color = breakdownTermColor(theme(), index, term);
+    bar->setBrush(term.cache ? QBrush(color, Qt::BDiagPattern) : QBrush(color));
     bar->setPen(QPen(theme().background, 1));
     bar->addData(kBarKey, term.bytes / kGiB);
     if (below != nullptr) bar->moveAbove(below);

@@ -15,7 +15,14 @@ namespace tb::plotting {
 struct BreakdownTerm {
   QString name;
   double bytes = 0.0;
+  /// Reserved by the caching allocator but held by no tensor: drawn hatched
+  /// in a neutral colour, apart from the tensors' colours.
+  bool cache = false;
 };
+
+/// The colour term `index` is drawn in; the page's table shows the same.
+[[nodiscard]] QColor breakdownTermColor(const ChartTheme& theme, int index,
+                                        const BreakdownTerm& term);
 
 /// The stacked bar of a memory breakdown with a capacity line; hover shows a
 /// term's size and share, right click exports.

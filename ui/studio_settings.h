@@ -208,6 +208,8 @@ inline const SettingValue<qint64> kMemoryBatch{"memory/batch", {}, 1, qint64{1} 
 inline const SettingValue<qint64> kMemoryDp{"memory/dp", {}, 1, qint64{1} << 20};
 inline const SettingValue<qint64> kMemoryTp{"memory/tp", {}, 1, 4096};
 inline const SettingValue<qint64> kMemoryPp{"memory/pp", {}, 1, 4096};
+inline const SettingValue<qint64> kMemoryCp{"memory/cp", {}, 1, 4096};
+inline const SettingValue<bool> kMemoryCompile{"memory/compile"};
 inline const SettingValue<bool> kMemorySequenceParallel{"memory/sequenceParallel"};
 inline const SettingValue<bool> kMemoryFlashAttention{"memory/flashAttention"};
 inline const SettingValue<int> kMemoryZero{"memory/zero", {}, 0, 3};

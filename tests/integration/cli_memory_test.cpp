@@ -30,7 +30,7 @@ TEST(CliMemory, JsonHasTheContractFieldsAndTheBreakdownSumsToTheTotal) {
   const auto& b = doc["breakdown"];
   std::uint64_t sum = 0;
   for (const char* term : {"weights", "gradients", "optimizer", "activations", "logits",
-                           "recompute", "workspace", "overhead"}) {
+                           "recompute", "workspace", "overhead", "allocator_cache"}) {
     ASSERT_TRUE(b.contains(term)) << term;
     sum += b[term].get<std::uint64_t>();
   }

@@ -4,6 +4,7 @@
 // inputs, so the page can neither drift from the CLI nor hard-code a result.
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -22,6 +23,7 @@
 #include "ui/memory/memory_inputs_form.h"
 #include "ui/memory/memory_page.h"
 #include "ui/memory/memory_summary_banner.h"
+#include "ui/memory/memory_view.h"
 #include "ui/studio_settings.h"
 #include "ui_test_support.h"
 
@@ -295,6 +297,38 @@ class MemoryPageTest : public QObject {
     in.dtype = QStringLiteral("bf16");
     show(in);
     QVERIFY(!runtime->isEnabled());
+  }
+
+  void torchtitanShowsItsPolicyNamesAndTheAllocatedReservedSplit() {
+    tb::ui::MemoryPageInputs in = llamaOnH100();
+    in.seq = 8192;
+    in.batch = 2;
+    in.dp = 8;
+    in.zero = 3;
+    in.profile = QStringLiteral("torchtitan");
+    in.recompute = QStringLiteral("torchtitan:op");
+    in.compile = true;
+    show(in);
+    QVERIFY(page_->view().ok());
+    // The policy is torchtitan's own name, and its tool tip says what it means.
+    auto* recompute = find<QComboBox>("recomputeBox");
+    QCOMPARE(recompute->currentData().toString(), QStringLiteral("torchtitan:op"));
+    QVERIFY2(recompute->itemData(recompute->currentIndex(), Qt::ToolTipRole)
+                 .toString()
+                 .contains(QStringLiteral("wq, wv, w1 and w2")),
+             qPrintable(recompute->itemData(recompute->currentIndex(), Qt::ToolTipRole).toString()));
+    // Reserved is split into what tensors hold and the allocator's cache.
+    const tb::memory::MemoryPrediction& p = page_->view().prediction;
+    QVERIFY(p.allocatedBytes < p.totalBytes);
+    QVERIFY(breakdownChart()->segmentNames().contains(QStringLiteral("Allocator cache")));
+    QString banner;
+    for (const QLabel* label : summary()->findChildren<QLabel*>()) banner += label->text();
+    QVERIFY2(banner.contains(QStringLiteral("allocated by tensors")), qPrintable(banner));
+    // The plan is one torchtitan can be told.
+    const QString policy = tb::ui::recommendedPolicy(page_->view().plan);
+    QVERIFY2(policy == QStringLiteral("op") || policy.startsWith(QStringLiteral("every:")) ||
+                 policy == QStringLiteral("full"),
+             qPrintable(policy));
   }
 
   void inputsPersistAcrossPageInstances() {

@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "tb/memory/memory_options.hpp"
 #include "tb/model/model_config.hpp"
 #include "ui/qt_text.h"
 #include "ui/runtime_choices.h"
@@ -130,6 +131,16 @@ QWidget* MemoryInputsForm::buildTrainingGroup() {
                           Qt::ToolTipRole);
   recompute_->addItem(tr("first K layers"), QStringLiteral("layers"));
   recompute_->addItem(tr("full (every layer)"), QStringLiteral("full"));
+  // The frameworks' own names, as their job files spell them; the tool tip
+  // says what each is taken to mean (tb::memory::recomputeMapping).
+  for (const char* name : {"torchtitan:op", "torchtitan:every:2", "torchtitan:full",
+                           "megatron:selective", "megatron:full:uniform:2",
+                           "deepspeed:checkpointing", "hf:gradient_checkpointing"}) {
+    recompute_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+    recompute_->setItemData(recompute_->count() - 1,
+                            QString::fromStdString(tb::memory::recomputeMapping(name)),
+                            Qt::ToolTipRole);
+  }
   recompute_->setToolTip(tr("The policy the breakdown is shown for; the curve shows them all"));
   recomputeLayers_ = new QSpinBox(this);
   recomputeLayers_->setObjectName(QStringLiteral("recomputeLayersSpin"));
@@ -152,6 +163,8 @@ QWidget* MemoryInputsForm::buildParallelGroup() {
                 tr("--dp: ranks ZeRO shards over"));
   tp_ = addSpin(form, tr("Tensor parallel"), "tpSpin", 1, 4096, tr("--tp"));
   pp_ = addSpin(form, tr("Pipeline stages"), "ppSpin", 1, 4096, tr("--pp (1F1B schedule)"));
+  cp_ = addSpin(form, tr("Context parallel"), "cpSpin", 1, 4096,
+                tr("--cp: ranks that split every sequence; FSDP and ZeRO shard over dp x cp"));
   zero_ = new QComboBox(this);
   zero_->setObjectName(QStringLiteral("zeroBox"));
   zero_->addItem(tr("0 \u2014 nothing sharded"), 0);
@@ -180,7 +193,8 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   profile_->setObjectName(QStringLiteral("profileBox"));
   profile_->addItem(tr("Megatron-LM"), QStringLiteral("megatron"));
   profile_->addItem(tr("DeepSpeed"), QStringLiteral("deepspeed"));
-  profile_->addItem(tr("PyTorch FSDP"), QStringLiteral("fsdp"));
+  profile_->addItem(tr("FSDP (Trainer, accelerate)"), QStringLiteral("fsdp"));
+  profile_->addItem(tr("torchtitan (FSDP2)"), QStringLiteral("torchtitan"));
   profile_->addItem(tr("This engine"), QStringLiteral("engine"));
   profile_->setToolTip(tr("Cluster profiles predict the caching allocator's peak reserved "
                           "memory, which decides an out-of-memory"));
@@ -191,6 +205,11 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   runtime_->setToolTip(tr("This engine's runtime, as on the Runs page: tuned keeps gradients in "
                           "flat buffers for the whole step and reads K and V in place"));
   form->addRow(tr("Runtime"), runtime_);
+  compile_ = new QCheckBox(tr("Compiled"), this);
+  compile_->setObjectName(QStringLiteral("compileCheck"));
+  compile_->setToolTip(tr("--compile on: this engine's compiled step, or torch.compile of "
+                          "each block under torchtitan"));
+  form->addRow(compile_);
   card_ = new QComboBox(this);
   card_->setObjectName(QStringLiteral("cardBox"));
   for (const GpuCard& gpu : gpuCards()) {
@@ -207,6 +226,7 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   form->addRow(tr("Memory"), customGiB_);
   connect(profile_, &QComboBox::currentIndexChanged, this, &MemoryInputsForm::changed);
   connect(runtime_, &QComboBox::currentIndexChanged, this, &MemoryInputsForm::changed);
+  connect(compile_, &QCheckBox::toggled, this, &MemoryInputsForm::changed);
   connect(card_, &QComboBox::currentIndexChanged, this, &MemoryInputsForm::changed);
   connect(customGiB_, &QDoubleSpinBox::valueChanged, this, &MemoryInputsForm::changed);
   return group;
@@ -226,6 +246,8 @@ MemoryPageInputs MemoryInputsForm::inputs() const {
   in.dp = dp_->value();
   in.tp = tp_->value();
   in.pp = pp_->value();
+  in.cp = cp_->value();
+  in.compile = compile_->isChecked();
   in.zero = zero_->currentData().toInt();
   in.sequenceParallel = sequenceParallel_->isChecked();
   in.flashAttention = flashAttention_->isChecked();
@@ -255,6 +277,8 @@ void MemoryInputsForm::setInputs(const MemoryPageInputs& in) {
   dp_->setValue(toInt(in.dp));
   tp_->setValue(toInt(in.tp));
   pp_->setValue(toInt(in.pp));
+  cp_->setValue(toInt(in.cp));
+  compile_->setChecked(in.compile);
   selectData(zero_, in.zero);
   sequenceParallel_->setChecked(in.sequenceParallel);
   flashAttention_->setChecked(in.flashAttention);
@@ -291,7 +315,10 @@ void MemoryInputsForm::refreshDerived() {
   recomputeLayers_->setMaximum(layers_->value());
   recomputeLayers_->setEnabled(recompute_->currentData().toString() == QStringLiteral("layers"));
   sequenceParallel_->setEnabled(tp_->value() > 1);
-  runtime_->setEnabled(profile_->currentData().toString() == QStringLiteral("engine"));
+  const QString profile = profile_->currentData().toString();
+  runtime_->setEnabled(profile == QStringLiteral("engine"));
+  compile_->setEnabled(profile == QStringLiteral("engine") ||
+                       profile == QStringLiteral("torchtitan"));
 
   const MemoryPageInputs in = inputs();
   const auto preset = tb::model::findPreset(toStdString(in.preset));

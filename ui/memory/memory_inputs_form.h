@@ -58,11 +58,13 @@ class MemoryInputsForm : public QWidget {
   QSpinBox* dp_ = nullptr;
   QSpinBox* tp_ = nullptr;
   QSpinBox* pp_ = nullptr;
+  QSpinBox* cp_ = nullptr;
   QComboBox* zero_ = nullptr;
   QCheckBox* sequenceParallel_ = nullptr;
   QCheckBox* flashAttention_ = nullptr;
   QComboBox* profile_ = nullptr;
   QComboBox* runtime_ = nullptr;
+  QCheckBox* compile_ = nullptr;
   QComboBox* card_ = nullptr;
   QDoubleSpinBox* customGiB_ = nullptr;
   bool updating_ = false;

@@ -188,7 +188,7 @@ void MemoryPage::present(const MemoryView& view) {
   if (view.ok()) terms = breakdownTerms(view.prediction.breakdown);
   QVector<QColor> colors;
   for (int index = 0; index < terms.size(); ++index) {
-    colors.append(tb::plotting::seriesColor(theme, index));
+    colors.append(tb::plotting::breakdownTermColor(theme, index, terms[index]));
   }
   const auto budget = static_cast<double>(view.budgetBytes);
   breakdownChart_->setBreakdown(terms, budget,

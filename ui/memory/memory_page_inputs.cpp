@@ -88,6 +88,7 @@ tb::Expected<tb::memory::PredictionInput> toPredictionInput(const MemoryPageInpu
   input.parallel.dp = inputs.dp;
   input.parallel.tp = inputs.tp;
   input.parallel.pp = inputs.pp;
+  input.parallel.cp = inputs.cp;
   input.parallel.zero = inputs.zero;
   input.parallel.sequenceParallel = inputs.sequenceParallel;
   input.parallel.flashAttention = inputs.flashAttention;
@@ -97,6 +98,8 @@ tb::Expected<tb::memory::PredictionInput> toPredictionInput(const MemoryPageInpu
   }
   input.profile = *profile;
   input.recompute = *recompute;
+  input.compiledStep = inputs.compile && (input.profile == tb::memory::Profile::Engine ||
+                                          input.profile == tb::memory::Profile::Torchtitan);
   if (input.profile == tb::memory::Profile::Engine) {
     // The tuned runtime's flat gradient buffers live through the whole step
     // and its attention reads K and V in place: both move the peak.

@@ -38,6 +38,7 @@ struct MemoryPageInputs {
   qint64 dp = 8;
   qint64 tp = 1;
   qint64 pp = 1;
+  qint64 cp = 1;  ///< context-parallel ranks (seq/cp tokens each)
   bool sequenceParallel = false;
   bool flashAttention = true;
   int zero = 1;
@@ -47,6 +48,9 @@ struct MemoryPageInputs {
   /// default) or "stock"; the cluster profiles ignore it.
   QString runtime = QStringLiteral("tuned");
   QString recompute = QStringLiteral("none");  ///< as --recompute spells it
+  /// --compile on: the engine's compiled step, or torch.compile of each block
+  /// under the torchtitan profile; the other profiles ignore it.
+  bool compile = false;
   QString card = QStringLiteral("H100 80GB");
   double customGiB = 80.0;  ///< used when `card` is customCardName()
 

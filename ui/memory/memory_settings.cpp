@@ -21,6 +21,8 @@ MemoryPageInputs MemorySettings::load() const {
   in.dp = keys::kMemoryDp.get(in.dp);
   in.tp = keys::kMemoryTp.get(in.tp);
   in.pp = keys::kMemoryPp.get(in.pp);
+  in.cp = keys::kMemoryCp.get(in.cp);
+  in.compile = keys::kMemoryCompile.get(in.compile);
   in.sequenceParallel = keys::kMemorySequenceParallel.get(in.sequenceParallel);
   in.flashAttention = keys::kMemoryFlashAttention.get(in.flashAttention);
   in.zero = keys::kMemoryZero.get(in.zero);
@@ -47,6 +49,8 @@ void MemorySettings::save(const MemoryPageInputs& in) const {
   keys::kMemoryDp.set(out, in.dp);
   keys::kMemoryTp.set(out, in.tp);
   keys::kMemoryPp.set(out, in.pp);
+  keys::kMemoryCp.set(out, in.cp);
+  keys::kMemoryCompile.set(out, in.compile);
   keys::kMemorySequenceParallel.set(out, in.sequenceParallel);
   keys::kMemoryFlashAttention.set(out, in.flashAttention);
   keys::kMemoryZero.set(out, in.zero);

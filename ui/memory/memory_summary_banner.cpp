@@ -56,6 +56,15 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
              .arg(QString::number(100.0 * plan.margin, 'f', 0)));
     return;
   }
+  // Cluster profiles predict what the caching allocator reserves; say how
+  // much of it tensors hold, so a peak is comparable with either counter.
+  const auto allocated = static_cast<double>(view.prediction.allocatedBytes);
+  const QString split =
+      allocated < peak
+          ? tr(" Reserved %1: %2 allocated by tensors, %3 held in the allocator's cache.")
+                .arg(formatDataSize(peak), formatDataSize(allocated),
+                     formatDataSize(peak - allocated))
+          : QString();
   const QString recommendation =
       tr("Recommended: --recompute %1 \u2014 peak %2, step time %3.")
           .arg(recommendedPolicy(plan),
@@ -66,9 +75,9 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
          tr("Fits: %1 of %2 on %3 (%4 %)")
              .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
              .arg(QString::number(100.0 * peak / budget, 'f', 0)),
-         tr("With --recompute %1, peaking at %2. ")
+         tr("With --recompute %1, peaking at %2.")
                  .arg(policy, QString::fromStdString(view.prediction.peakPhase)) +
-             recommendation);
+             split + QLatin1Char(' ') + recommendation);
     return;
   }
   present(VerdictTone::ForwardCompatible,
@@ -77,7 +86,7 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
        tr("The peak is %1 against %2 on %3 less a %4 % margin. ")
                .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
                .arg(QString::number(100.0 * plan.margin, 'f', 0)) +
-           recommendation);
+           recommendation + split);
 }
 
 void MemorySummaryBanner::present(VerdictTone tone, const QString& title, const QString& detail) {

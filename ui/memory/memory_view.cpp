@@ -59,7 +59,8 @@ QVector<tb::plotting::BreakdownTerm> breakdownTerms(const tb::memory::MemoryBrea
           {term("Logits and loss"), bytes(b.logits)},
           {term("Recompute transient"), bytes(b.recompute)},
           {term("Backward workspace"), bytes(b.workspace)},
-          {term("Framework and allocator"), bytes(b.overhead)}};
+          {term("Framework buffers"), bytes(b.overhead)},
+          {term("Allocator cache"), bytes(b.allocatorCache), true}};
 }
 
 std::optional<OffCurveChoice> offCurveChoice(const tb::memory::RecomputePlan& plan) {

@@ -47,10 +47,16 @@ Expected<memory::MeasuredPeak> readOne(const Json& entry) {
     parallel.dp = integer("dp").value_or(1);
     parallel.tp = integer("tp").value_or(1);
     parallel.pp = integer("pp").value_or(1);
+    parallel.cp = integer("cp").value_or(1);
     parallel.zero = static_cast<int>(integer("zero").value_or(0));
     parallel.dtype = text("dtype", "");
     parallel.attention = text("attention", "");
-    parallel.sequenceParallel = entry.value("sequence_parallel", false);
+    const auto flag = [&entry](const char* key) {
+      if (entry.contains(key) && !entry[key].is_boolean()) throw std::invalid_argument(key);
+      return entry.value(key, false);
+    };
+    parallel.sequenceParallel = flag("sequence_parallel");
+    parallel.asyncTp = flag("async_tp");
     const auto peak = integer("peak_bytes");
     if (!peak || *peak <= 0) {
       return makeError(ErrorKind::BadInput, "peak_bytes must be a byte count above 0");
@@ -70,10 +76,14 @@ Expected<memory::MeasuredPeak> readOne(const Json& entry) {
     if (*profile == memory::Profile::Engine) {
       auto runtime = applyRuntime(text("runtime", ""), measured.config);
       if (!runtime) return runtime.error();
-      if (entry.contains("compile") && !entry["compile"].is_boolean()) {
-        throw std::invalid_argument("compile");
-      }
-      measured.config.compiledStep = entry.value("compile", false);
+      measured.config.compiledStep = flag("compile");
+    } else if (*profile == memory::Profile::Torchtitan) {
+      // A torchtitan job's own switches: torch.compile, float8, its code's date.
+      measured.config.compiledStep = flag("compile");
+      measured.config.float8 = flag("float8");
+      auto version = memory::parseFrameworkVersion(text("framework_version", "current"));
+      if (!version) return version.error();
+      measured.config.frameworkVersion = *version;
     } else {
       for (const char* key : {"runtime", "compile"}) {
         if (!entry.contains(key)) continue;

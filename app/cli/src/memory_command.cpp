@@ -15,6 +15,10 @@
 namespace tb::cli {
 namespace {
 
+/// The share of a card above which a reserved peak is near its capacity: the
+/// measured H100 rows raised until nearly out of memory all sit above it.
+constexpr double kNearCapacity = 0.88;
+
 struct MemoryOptions {
   PredictionFlags prediction;
   std::string recompute = "none";
@@ -45,6 +49,7 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
     prediction->totalBytes = corrected;
   }
   const memory::MemoryPrediction& p = *prediction;
+  const std::string mapping = memory::recomputeMapping(options.recompute);
   // Plain bools rather than optional<bool>: GCC 12 at -O2 reports the
   // optional's flag as maybe-uninitialized.
   const bool hasBudget = budget.has_value();
@@ -55,7 +60,12 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
     document["recompute"] = memory::toString(*policy);
     document["params"] = p.params;
     document["params_per_rank"] = p.paramsPerRank;
+    document["recompute_mapping"] = mapping.empty() ? Json(nullptr) : Json(mapping);
     document["total_bytes"] = p.totalBytes;
+    document["allocated_bytes"] = p.allocatedBytes;
+    document["reserved_bytes"] = p.totalBytes;
+    document["allocator_slack"] =
+        memory::allocatorSlack(resolved->input.profile, resolved->input.compiledStep);
     document["breakdown"] = breakdownJson(p.breakdown);
     document["calibration_bytes"] = p.calibrationBytes;
     document["calibration"] = calibrationJson(resolved->calibration);
@@ -75,7 +85,13 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
         << memory::toString(*policy)
         << (resolved->input.compiledStep ? ", compiled step" : "")
         << (resolved->runtime.empty() ? "" : ", runtime " + resolved->runtime) << "\n";
-    out << "peak " << formatBytes(p.totalBytes) << " per rank (" << p.peakPhase << ")\n\n";
+    if (!mapping.empty()) out << "recompute " << mapping << "\n";
+    out << "peak " << formatBytes(p.totalBytes) << " per rank (" << p.peakPhase << ")";
+    if (p.allocatedBytes != p.breakdown.total()) {
+      out << ": " << formatBytes(p.allocatedBytes) << " allocated by tensors, the rest held in "
+          << "the caching allocator's cache";
+    }
+    out << "\n\n";
     printBreakdown(out, p.breakdown);
     if (p.calibrationBytes != 0) {
       out << "\ncalibration: " << (p.calibrationBytes > 0 ? "+" : "-")
@@ -85,6 +101,14 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
     }
     if (hasBudget) {
       out << '\n' << (fits ? "fits in " : "does NOT fit in ") << formatBytes(*budget) << '\n';
+      // Near the card's capacity PyTorch's caching allocator keeps what it
+      // can, so a reserved peak measured there says little of the need.
+      if (p.allocatedBytes != p.breakdown.total() &&
+          static_cast<double>(p.totalBytes) > kNearCapacity * static_cast<double>(*budget)) {
+        out << "near capacity: there the caching allocator grows its reserve to fill the card, "
+               "so a measured reserved peak is only an upper bound of what the job needs "
+               "(docs/MEMORY.md)\n";
+      }
     }
   }
   return hasBudget && !fits ? kExitCheckFailed : kExitSuccess;
@@ -99,8 +123,11 @@ RegisteredCommand registerMemoryCommand(CLI::App& app) {
   addPredictionFlags(*command, options->prediction);
   command->add_option("--recompute", options->recompute,
                       "none (default), selective, selective:MODULES (core_attn, layernorm, "
-                      "mlp_act; head: the engine's chunked output head), full, layers:K or "
-                      "layers:K+selective[:MODULES]")
+                      "mlp_act; head: the engine's chunked output head), full, layers:K, "
+                      "layers:K+selective[:MODULES], op, every:N, uniform:N, or as a "
+                      "framework names it: torchtitan:full|op|every:N, "
+                      "megatron:selective[:MODULES]|full:uniform:N|full:block:N, "
+                      "deepspeed:checkpointing, hf:gradient_checkpointing")
       ->type_name("POLICY");
   command->add_option("--calibrate", options->calibrate,
                       "Fit and store the per-profile correction from measured peaks in FILE, "

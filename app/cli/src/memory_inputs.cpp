@@ -43,13 +43,22 @@ void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
   addModelFlags(command, flags.model);
   addParallelFlags(command, flags.parallel);
   command.add_option("--profile", flags.profile,
-                     "engine (this engine, default), megatron, deepspeed or fsdp "
-                     "(peak reserved memory of those frameworks)")
+                     "engine (this engine, default), megatron, deepspeed, fsdp (the Trainer's "
+                     "or accelerate's FSDP) or torchtitan (FSDP2 with TP, PP and CP): peak "
+                     "reserved memory of those frameworks")
       ->type_name("NAME");
   command.add_option("--compile", flags.compile,
                      "on or off (default): the engine's compiled step (trainbench run "
-                     "--compile), whose fused kernels keep less for backward")
+                     "--compile), whose fused kernels keep less for backward; with "
+                     "--profile torchtitan, torch.compile of each block")
       ->type_name("on|off");
+  command.add_option("--framework-version", flags.frameworkVersion,
+                     "The framework's code where its date changes the answer: 2024-12 "
+                     "(torchtitan's loss not compiled), 2025-06 or current (default, the same)")
+      ->type_name("DATE");
+  command.add_flag("--float8", flags.float8,
+                   "torchtitan's float8 linears (torchao), which per-op checkpointing "
+                   "keeps differently");
   command.add_option("--runtime", flags.runtime,
                      "The engine runtime predicted, as trainbench run --runtime takes it: "
                      "tuned (default, as run) or stock, then optional ,-SWITCH or ,+SWITCH; "
@@ -78,6 +87,10 @@ Expected<ResolvedPrediction> resolvePrediction(const PredictionFlags& flags) {
     return makeError(ErrorKind::BadInput, "--compile: '" + flags.compile + "' is not on or off");
   }
   resolved.input.compiledStep = flags.compile == "on";
+  auto version = memory::parseFrameworkVersion(flags.frameworkVersion);
+  if (!version) return version.error();
+  resolved.input.frameworkVersion = *version;
+  resolved.input.float8 = flags.float8;
   if (*profile == memory::Profile::Engine) {
     auto runtime = applyRuntime(flags.runtime, resolved.input);
     if (!runtime) return runtime.error();

@@ -26,6 +26,8 @@ struct PredictionFlags {
   std::string gpuMemory;  ///< GiB as typed; empty when not given
   std::string compile = "off";  ///< on|off: the engine's compiled step
   std::string runtime;          ///< as `run --runtime` spells it; empty: tuned, run's default
+  std::string frameworkVersion = "current";  ///< 2024-12|2025-06|current (torchtitan's loss)
+  bool float8 = false;                       ///< torchtitan's float8 linears
   bool noCalibration = false;
   bool json = false;
 };
@@ -39,8 +41,8 @@ struct ResolvedPrediction {
   std::string runtime;
 };
 
-/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --compile, --runtime, --gpu-memory,
-/// --no-calibration, --json.
+/// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --compile, --runtime,
+/// --framework-version, --float8, --gpu-memory, --no-calibration, --json.
 void addPredictionFlags(CLI::App& command, PredictionFlags& flags);
 
 /// Applies `runtime`, spelled as `run --runtime` takes it (empty: tuned, run's

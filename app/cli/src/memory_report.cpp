@@ -11,7 +11,7 @@ namespace tb::cli {
 
 namespace {
 
-std::array<std::pair<const char*, std::uint64_t>, 8> terms(const memory::MemoryBreakdown& b) {
+std::array<std::pair<const char*, std::uint64_t>, 9> terms(const memory::MemoryBreakdown& b) {
   return {{{"weights", b.weights},
            {"gradients", b.gradients},
            {"optimizer", b.optimizer},
@@ -19,7 +19,8 @@ std::array<std::pair<const char*, std::uint64_t>, 8> terms(const memory::MemoryB
            {"logits", b.logits},
            {"recompute", b.recompute},
            {"workspace", b.workspace},
-           {"overhead", b.overhead}}};
+           {"overhead", b.overhead},
+           {"allocator_cache", b.allocatorCache}}};
 }
 
 }  // namespace
@@ -49,8 +50,12 @@ Json jobJson(const memory::PredictionInput& input, const std::string& runtime) {
               {"dp", p.dp},
               {"tp", p.tp},
               {"pp", p.pp},
+              {"cp", p.cp},
               {"zero", p.zero},
               {"sequence_parallel", p.sequenceParallel},
+              {"async_tp", p.asyncTp},
+              {"float8", input.float8},
+              {"framework_version", memory::toString(input.frameworkVersion)},
               {"attention", p.flashAttention ? "flash" : "eager"},
               {"compile", input.compiledStep},
               {"runtime", runtime.empty() ? Json(nullptr) : Json(runtime)}};

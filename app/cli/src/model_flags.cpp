@@ -37,6 +37,10 @@ void addParallelFlags(CLI::App& command, ParallelFlags& flags) {
   command.add_option("--dp", flags.dp, "Data-parallel ranks (default 1)")->type_name("N");
   command.add_option("--tp", flags.tp, "Tensor-parallel ranks (default 1)")->type_name("N");
   command.add_option("--pp", flags.pp, "Pipeline stages, 1F1B (default 1)")->type_name("N");
+  command.add_option("--cp", flags.cp,
+                     "Context-parallel ranks, each holding seq/cp tokens; FSDP and ZeRO shard "
+                     "over dp x cp (default 1)")
+      ->type_name("N");
   command.add_option("--zero", flags.zero, "ZeRO stage 0..3 over the DP ranks (default 0)")
       ->type_name("0..3");
   command.add_option("--dtype", flags.dtype,
@@ -46,7 +50,10 @@ void addParallelFlags(CLI::App& command, ParallelFlags& flags) {
                      "flash or eager (default eager for engine, flash for cluster profiles)")
       ->type_name("KIND");
   command.add_flag("--sequence-parallel", flags.sequenceParallel,
-                   "Megatron sequence parallelism: norm activations split over TP");
+                   "Sequence parallelism (Megatron's, torchtitan's TP plan): norm "
+                   "activations split over TP");
+  command.add_flag("--async-tp", flags.asyncTp,
+                   "torchtitan's async TP (symmetric-memory all-gather matmuls)");
 }
 
 Expected<memory::ParallelConfig> resolveParallel(const ParallelFlags& flags,
@@ -56,7 +63,9 @@ Expected<memory::ParallelConfig> resolveParallel(const ParallelFlags& flags,
   parallel.dp = flags.dp;
   parallel.tp = flags.tp;
   parallel.pp = flags.pp;
+  parallel.cp = flags.cp;
   parallel.zero = flags.zero;
+  parallel.asyncTp = flags.asyncTp;
   parallel.sequenceParallel = flags.sequenceParallel;
   auto dtype = memory::parseDType(flags.dtype.empty() ? (engine ? "fp32" : "bf16") : flags.dtype);
   if (!dtype) return dtype.error();

@@ -28,10 +28,12 @@ struct ParallelFlags {
   std::int64_t dp = 1;
   std::int64_t tp = 1;
   std::int64_t pp = 1;
+  std::int64_t cp = 1;
   int zero = 0;
   std::string dtype;      ///< empty: the profile's default (fp32 engine, bf16 clusters)
   std::string attention;  ///< empty: the profile's default (eager engine, flash clusters)
   bool sequenceParallel = false;
+  bool asyncTp = false;
 };
 
 /// Adds --model, --vocab, --dim, --layers, --heads, --kv-heads, --ffn, --seq,
@@ -41,7 +43,8 @@ void addModelFlags(CLI::App& command, ModelFlags& flags);
 /// The preset with the overrides applied, validated.
 [[nodiscard]] Expected<model::ModelConfig> resolveModel(const ModelFlags& flags);
 
-/// Adds --dp, --tp, --pp, --zero, --dtype, --attention, --sequence-parallel.
+/// Adds --dp, --tp, --pp, --cp, --zero, --dtype, --attention, --sequence-parallel,
+/// --async-tp.
 void addParallelFlags(CLI::App& command, ParallelFlags& flags);
 
 /// The layout, with dtype and attention defaulted for `profile`, validated.

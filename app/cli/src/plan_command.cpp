@@ -32,7 +32,10 @@ std::int64_t recomputedLayers(const memory::RecomputePlan& plan, std::int64_t st
     case memory::RecomputeKind::Full: return stageLayers;
     case memory::RecomputeKind::Layers: return plan.policy.layers;
     case memory::RecomputeKind::None:
-    case memory::RecomputeKind::Selective: return 0;
+    case memory::RecomputeKind::Selective:
+    case memory::RecomputeKind::Op:
+    case memory::RecomputeKind::Every:
+    case memory::RecomputeKind::Uniform: return 0;
   }
   return 0;
 }
@@ -42,6 +45,9 @@ Json planJson(const ResolvedPrediction& resolved, const memory::RecomputePlan& p
   const std::int64_t stageLayers = static_cast<std::int64_t>(plan.curve.size()) - 1;
   document["fits"] = plan.fits;
   document["policy"] = plan.fits ? Json(memory::toString(plan.policy)) : Json(nullptr);
+  const std::string spelling =
+      plan.fits ? memory::frameworkSpelling(resolved.input.profile, plan.policy) : std::string();
+  document["framework_spelling"] = spelling.empty() ? Json(nullptr) : Json(spelling);
   document["recompute_layers"] =
       plan.fits ? Json(recomputedLayers(plan, stageLayers)) : Json(nullptr);
   document["predicted_peak_bytes"] = plan.fits ? Json(plan.predictedPeakBytes) : Json(nullptr);
@@ -77,7 +83,12 @@ void printPlan(std::ostream& out, const ResolvedPrediction& resolved,
   if (plan.fits) {
     out << "recommended: --recompute " << memory::toString(plan.policy) << ", peak "
         << formatBytes(plan.predictedPeakBytes) << ", step time "
-        << percent(plan.timeOverheadRatio) << "\n\n";
+        << percent(plan.timeOverheadRatio) << "\n";
+    const std::string spelling = memory::frameworkSpelling(input.profile, plan.policy);
+    if (!spelling.empty()) {
+      out << "as " << memory::toString(input.profile) << " spells it: " << spelling << "\n";
+    }
+    out << "\n";
   } else {
     out << "nothing fits; the smallest budget that would is "
         << formatBytes(plan.smallestBudgetBytes) << "\n\n";

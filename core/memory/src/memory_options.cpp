@@ -3,11 +3,28 @@
 #include "tb/memory/memory_options.hpp"
 
 #include <charconv>
+#include <optional>
+#include <utility>
+
+#include "recompute_names.hpp"
 
 namespace tb::memory {
 namespace {
 
 Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
+
+/// The count after `prefix` ("layers:", "every:", ...), or nullopt.
+std::optional<std::int64_t> countAfter(std::string_view text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return std::nullopt;
+  const std::string_view digits = text.substr(prefix.size());
+  std::int64_t value = -1;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty() ||
+      value < 0) {
+    return std::nullopt;
+  }
+  return value;
+}
 
 }  // namespace
 
@@ -16,8 +33,26 @@ Expected<Profile> parseProfile(std::string_view text) {
   if (text == "megatron") return Profile::Megatron;
   if (text == "deepspeed") return Profile::DeepSpeed;
   if (text == "fsdp") return Profile::Fsdp;
+  if (text == "torchtitan") return Profile::Torchtitan;
   return bad("--profile: unknown profile '" + std::string(text) +
-             "' (known: engine, megatron, deepspeed, fsdp)");
+             "' (known: engine, megatron, deepspeed, fsdp, torchtitan)");
+}
+
+Expected<FrameworkVersion> parseFrameworkVersion(std::string_view text) {
+  if (text == "current") return FrameworkVersion::Current;
+  if (text == "2024-12") return FrameworkVersion::Dec2024;
+  if (text == "2025-06") return FrameworkVersion::Mid2025;
+  return bad("--framework-version: unknown version '" + std::string(text) +
+             "' (known: 2024-12, 2025-06, current)");
+}
+
+std::string toString(FrameworkVersion version) {
+  switch (version) {
+    case FrameworkVersion::Current: return "current";
+    case FrameworkVersion::Dec2024: return "2024-12";
+    case FrameworkVersion::Mid2025: return "2025-06";
+  }
+  return "current";
 }
 
 Expected<DType> parseDType(std::string_view text) {
@@ -28,6 +63,7 @@ Expected<DType> parseDType(std::string_view text) {
 }
 
 Expected<RecomputePolicy> parseRecompute(std::string_view text) {
+  if (auto named = detail::parseFrameworkRecompute(text)) return *named;
   const auto tail = model::splitSelectiveTail(text);
   if (!tail) return tail.error();
   if (tail->modules != 0) {
@@ -49,19 +85,21 @@ Expected<RecomputePolicy> parseRecompute(std::string_view text) {
                            *selective == model::kCoreAttention ? std::uint8_t{0} : *selective};
   }
   if (text == "full") return RecomputePolicy{RecomputeKind::Full, 0};
-  constexpr std::string_view kLayers = "layers:";
-  if (text.starts_with(kLayers)) {
-    const std::string_view digits = text.substr(kLayers.size());
-    std::int64_t k = -1;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-    if (error == std::errc() && end == digits.data() + digits.size() && !digits.empty() &&
-        k >= 0) {
-      return RecomputePolicy{RecomputeKind::Layers, k};
+  if (text == "op") return RecomputePolicy{RecomputeKind::Op, 0};
+  if (const auto k = countAfter(text, "layers:")) return RecomputePolicy{RecomputeKind::Layers, *k};
+  // Every block of N (or chunks of one block) is full recomputation.
+  for (const auto& [prefix, kind] : {std::pair{std::string_view("every:"), RecomputeKind::Every},
+                                     std::pair{std::string_view("uniform:"),
+                                               RecomputeKind::Uniform}}) {
+    if (const auto n = countAfter(text, prefix); n && *n >= 1) {
+      return *n == 1 ? RecomputePolicy{RecomputeKind::Full, 0} : RecomputePolicy{kind, *n};
     }
   }
   return bad("--recompute: unknown policy '" + std::string(text) +
              "' (known: none, selective, selective:MODULES, full, layers:K with K >= 0, "
-             "layers:K+selective[:MODULES]; trainbench run also takes auto)");
+             "layers:K+selective[:MODULES], op, every:N, uniform:N with N >= 1, and the "
+             "frameworks' names " + detail::frameworkRecomputeNames() +
+             "; trainbench run also takes auto)");
 }
 
 std::uint8_t selectiveModules(const RecomputePolicy& policy) {
@@ -70,7 +108,10 @@ std::uint8_t selectiveModules(const RecomputePolicy& policy) {
       return policy.modules != 0 ? policy.modules : std::uint8_t{model::kCoreAttention};
     case RecomputeKind::Layers: return policy.modules;
     case RecomputeKind::None:
-    case RecomputeKind::Full: break;
+    case RecomputeKind::Full:
+    case RecomputeKind::Op:
+    case RecomputeKind::Every:
+    case RecomputeKind::Uniform: break;
   }
   return 0;
 }
@@ -81,6 +122,7 @@ std::string toString(Profile profile) {
     case Profile::Megatron: return "megatron";
     case Profile::DeepSpeed: return "deepspeed";
     case Profile::Fsdp: return "fsdp";
+    case Profile::Torchtitan: return "torchtitan";
   }
   return "engine";
 }
@@ -103,6 +145,9 @@ std::string toString(const RecomputePolicy& policy) {
                                       (policy.modules != 0
                                            ? "+" + model::selectiveSpelling(policy.modules)
                                            : std::string());
+    case RecomputeKind::Op: return "op";
+    case RecomputeKind::Every: return "every:" + std::to_string(policy.layers);
+    case RecomputeKind::Uniform: return "uniform:" + std::to_string(policy.layers);
   }
   return "none";
 }
@@ -116,6 +161,7 @@ Status validate(const ParallelConfig& parallel) {
   if (Status s = rank("--dp", parallel.dp); !s) return s;
   if (Status s = rank("--tp", parallel.tp); !s) return s;
   if (Status s = rank("--pp", parallel.pp); !s) return s;
+  if (Status s = rank("--cp", parallel.cp); !s) return s;
   if (parallel.zero < 0 || parallel.zero > 3) {
     return bad("--zero: stage " + std::to_string(parallel.zero) + " does not exist (give 0..3)");
   }

@@ -29,11 +29,15 @@ StateBytes stateBytesPerParam(Profile profile, const ParallelConfig& parallel) {
   } else if (profile == Profile::DeepSpeed && half) {
     // "2 grads16 + 4 grads32 + 4 params32 + 8 Adam" on top of 2P fp16 params.
     bytes = StateBytes{2, 6, 12};
-  } else if (profile == Profile::Fsdp && half && parallel.zero == 0) {
+  } else if ((profile == Profile::Fsdp || profile == Profile::Torchtitan) && half &&
+             parallel.zero == 0) {
     // DDP under autocast: fp32 params plus the bf16 weight copies autocast caches.
     bytes = StateBytes{6, 4, 8};
   }
-  const double dp = d(parallel.dp);
+  // Context-parallel ranks hold the same parameters as their data-parallel
+  // peers, so ZeRO / FSDP shards over both (torchtitan's dp_shard x cp mesh,
+  // Megatron's data-parallel-with-context-parallel group).
+  const double dp = d(parallel.dp * parallel.cp);
   if (parallel.zero >= 1) bytes.optimizer /= dp;
   // Megatron's distributed optimizer keeps the whole grad buffer at stage 2.
   const bool shardsGrads =
@@ -169,20 +173,22 @@ double edgeActivationBytes(const model::ModelConfig& model, const ParallelConfig
 
 double gatheredWeightBytes(const ParamCounts& counts, const ParallelConfig& parallel,
                            Profile profile) {
-  if (parallel.dp <= 1) return 0;
+  if (parallel.dp * parallel.cp <= 1) return 0;
   const double t = d(parallel.tp);
   const double half = d(bytesOf(parallel.dtype));
   if (profile == Profile::DeepSpeed && parallel.zero == 3) {
     // DeepSpeed's LL term: 4 bytes x the largest module's parameters.
     return 4.0 * d(counts.largestTensor) / t;
   }
-  if ((profile == Profile::Fsdp || profile == Profile::Megatron) && parallel.zero == 3) {
+  const bool fsdp = profile == Profile::Fsdp || profile == Profile::Torchtitan;
+  if ((fsdp || profile == Profile::Megatron) && parallel.zero == 3) {
     // The block being computed and the one prefetched, plus the root module
-    // (embedding, head), which FSDP2 does not reshard after forward.
-    const double root = profile == Profile::Fsdp ? 2.0 * d(counts.embedding) : 0.0;
+    // (embedding, head), which FSDP2 does not reshard after forward (nor
+    // torchtitan the last block, whose all-gather backward would redo).
+    const double root = fsdp ? 2.0 * d(counts.embedding) : 0.0;
     return half * (2.0 * d(counts.block) + root) / t;
   }
-  if (profile == Profile::Fsdp && parallel.zero == 2) {
+  if (fsdp && parallel.zero == 2) {
     return half * d(counts.total) / t;  // unsharded 16-bit params kept between passes
   }
   return 0;
@@ -198,9 +204,11 @@ double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
       // ZeRO-1 updates only this rank's shard of the flat buffer.
       return flatUpdate ? 4.0 * d(shardParams) / (parallel.zero >= 1 ? d(parallel.dp) : 1.0)
                         : 2.0 * 4.0 * d(counts.largestTensor) / d(parallel.tp);
-    case Profile::Fsdp: {
+    case Profile::Fsdp:
+    case Profile::Torchtitan: {
       // torch.optim.AdamW (foreach) materialises sqrt(v) for every shard at once.
-      const double shard = parallel.zero >= 1 ? d(shardParams) / d(parallel.dp) : d(shardParams);
+      const double shard =
+          parallel.zero >= 1 ? d(shardParams) / d(parallel.dp * parallel.cp) : d(shardParams);
       return 4.0 * shard;
     }
     case Profile::Megatron:
@@ -223,16 +231,6 @@ double fixedOverheadBytes(const model::ModelConfig& model, const ParallelConfig&
     bytes += 2.0 * d(model.dim) * d(model.dim) * d(bytesOf(parallel.dtype));
   }
   return bytes;
-}
-
-double fragmentationFraction(Profile profile) {
-  switch (profile) {
-    case Profile::Engine: return 0.0;
-    case Profile::Megatron: return 0.05;  // Megatron's own estimator multiplies by 1.05
-    case Profile::DeepSpeed: return 0.10;
-    case Profile::Fsdp: return 0.08;
-  }
-  return 0.0;
 }
 
 }  // namespace tb::memory::detail

@@ -44,6 +44,7 @@ struct BlockBytes {
   double normRebuild = 0;     ///< alive while one norm is rebuilt in backward
   double gateSaving = 0;      ///< what the mlp_act module drops
   double gateRebuild = 0;     ///< alive while the gate is rebuilt in backward
+  double perOp = 0;           ///< torchtitan's per-op checkpointing (RecomputeKind::Op)
 };
 
 /// `gqaInPlace`: the engine's attention reads K and V in place (tuned runtime).
@@ -106,8 +107,31 @@ inline constexpr std::int64_t kHeadChunkRows = 256;
 [[nodiscard]] double fixedOverheadBytes(const model::ModelConfig& model,
                                         const ParallelConfig& parallel, Profile profile);
 
-/// Fraction of the dynamic (activation) bytes the caching allocator reserves
-/// beyond what tensors hold; 0 for the engine, whose tracker counts requests.
-[[nodiscard]] double fragmentationFraction(Profile profile);
+/// Fraction of the peak's bytes the caching allocator reserves beyond what
+/// tensors hold; 0 for the engine, whose tracker counts requests. Megatron,
+/// DeepSpeed and Fsdp apply it to the dynamic bytes (activations, logits,
+/// transients), Torchtitan to everything allocated plus the cached blocks
+/// below. `compiled`: torch.compile of each block (Torchtitan only).
+[[nodiscard]] double allocatorSlackFraction(Profile profile, bool compiled);
+
+/// The torchtitan slack fractions, fitted as docs/MEMORY.md says.
+inline constexpr double kTorchtitanCompiledSlack = 0.0712;
+inline constexpr double kTorchtitanEagerSlack = 0.1332;
+
+/// Bytes one block keeps for one micro-batch under torchtitan's per-op
+/// checkpointing (RecomputeKind::Op); `float8`: torchao's float8 linears.
+[[nodiscard]] double opCheckpointBytes(const model::ModelConfig& model,
+                                       const ParallelConfig& parallel, bool float8);
+
+/// torchtitan's loss at its backward (and the all-gathered input of a
+/// column-parallel output projection), replacing logitsBytes.
+[[nodiscard]] double torchtitanLogitsBytes(const model::ModelConfig& model,
+                                           const ParallelConfig& parallel,
+                                           FrameworkVersion version);
+
+/// Blocks the caching allocator keeps for the sequence-parallel collectives
+/// of a block (NCCL's stream), beyond the peak's tensors; 0 without TP.
+[[nodiscard]] double collectiveCacheBytes(const model::ModelConfig& model,
+                                          const ParallelConfig& parallel);
 
 }  // namespace tb::memory::detail

@@ -35,7 +35,10 @@ std::optional<std::int64_t> curveK(const RecomputePlan& plan) {
       if (plan.policy.modules != 0) break;  // K blocks plus modules in the rest
       return plan.policy.layers;
     case RecomputeKind::Full: return plan.curve.back().k;
-    case RecomputeKind::Selective: break;
+    case RecomputeKind::Selective:
+    case RecomputeKind::Op:
+    case RecomputeKind::Every:
+    case RecomputeKind::Uniform: break;
   }
   return std::nullopt;
 }
@@ -93,6 +96,15 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
     }
   }
 
+  // torchtitan's own policies, which its job file can name: per-op
+  // checkpointing, and every N-th block rebuilt (selective_ac_option N).
+  if (input.profile == Profile::Torchtitan) {
+    if (Status priced = price({RecomputeKind::Op, 0}, -2); !priced) return priced.error();
+    for (std::int64_t n = 2; n <= none->stageLayers; ++n) {
+      if (Status priced = price({RecomputeKind::Every, n}, -2); !priced) return priced.error();
+    }
+  }
+
   RecomputePlan plan;
   plan.budgetBytes = budgetBytes;
   plan.margin = margin;
@@ -102,9 +114,26 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   plan.selective = candidates[selectiveAt].point;
 
   const double usable = static_cast<double>(budgetBytes) * (1.0 - margin);
+  // A torchtitan job can be told none, full, op or every:N, nothing else;
+  // the others stay on the curve to show the trade-off, but are not chosen.
+  const auto expressible = [&](const RecomputePolicy& policy) {
+    if (input.profile != Profile::Torchtitan) return true;
+    switch (policy.kind) {
+      case RecomputeKind::None:
+      case RecomputeKind::Full:
+      case RecomputeKind::Op:
+      case RecomputeKind::Every: return true;
+      case RecomputeKind::Layers:
+        return policy.modules == 0 && (policy.layers == 0 || policy.layers == none->stageLayers);
+      case RecomputeKind::Selective:
+      case RecomputeKind::Uniform: break;
+    }
+    return false;
+  };
   const Candidate* best = nullptr;
   std::uint64_t smallest = UINT64_MAX;
   for (const Candidate& candidate : candidates) {
+    if (!expressible(candidate.policy)) continue;
     smallest = std::min(smallest, candidate.point.peakBytes);
     if (static_cast<double>(candidate.point.peakBytes) > usable) continue;
     const bool better =
@@ -118,6 +147,7 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   if (best == nullptr) return plan;
   const Candidate* next = nullptr;
   for (const Candidate& candidate : candidates) {
+    if (!expressible(candidate.policy)) continue;
     if (candidate.point.timeRatio >= best->point.timeRatio) continue;
     const bool closer = next == nullptr || candidate.point.timeRatio > next->point.timeRatio ||
                         (candidate.point.timeRatio == next->point.timeRatio &&

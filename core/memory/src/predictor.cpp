@@ -26,13 +26,25 @@ struct Stage {
 struct Phase {
   MemoryBreakdown breakdown;
   std::string name;
+  /// Sharded gradients born by this point (torchtitan): they take back the
+  /// blocks the previous step's gradients left in the allocator's cache.
+  double shardedGradients = 0;
 };
 
 std::uint64_t bytes(double value) { return static_cast<std::uint64_t>(std::llround(value)); }
 
+/// Whether block `layer` is rebuilt whole in backward from its own input.
 bool recomputesBlock(const RecomputePolicy& policy, std::int64_t layer) {
-  return policy.kind == RecomputeKind::Full ||
-         (policy.kind == RecomputeKind::Layers && layer < policy.layers);
+  switch (policy.kind) {
+    case RecomputeKind::Full: return true;
+    case RecomputeKind::Layers: return layer < policy.layers;
+    case RecomputeKind::Every: return layer % policy.layers == 0;
+    case RecomputeKind::None:
+    case RecomputeKind::Selective:
+    case RecomputeKind::Op:
+    case RecomputeKind::Uniform: break;
+  }
+  return false;
 }
 
 /// The `head` module asked for where it changes the step (the plain head's
@@ -44,6 +56,11 @@ bool rebuildsPlainHead(const PredictionInput& input) {
 
 double storedBytes(const RecomputePolicy& policy, const BlockBytes& block, std::int64_t layer) {
   if (recomputesBlock(policy, layer)) return block.checkpoint;
+  if (policy.kind == RecomputeKind::Op) return block.perOp;
+  // A uniform chunk keeps its first block's input and nothing else.
+  if (policy.kind == RecomputeKind::Uniform) {
+    return layer % policy.layers == 0 ? block.checkpoint : 0.0;
+  }
   const std::uint8_t modules = selectiveModules(policy);
   double stored = block.kept;
   if ((modules & model::kCoreAttention) != 0) stored -= block.kept - block.selective;
@@ -63,17 +80,58 @@ double rebuildBytes(const RecomputePolicy& policy, const BlockBytes& block) {
   return bytes;
 }
 
-void finish(MemoryBreakdown& b, double fixed, double fragmentation) {
+/// The transient of rebuilding in backward what block `layer` did not keep.
+double rebuiltBytes(const RecomputePolicy& policy, const BlockBytes& block, std::int64_t layer) {
+  if (recomputesBlock(policy, layer)) return block.kept - block.checkpoint;
+  switch (policy.kind) {
+    case RecomputeKind::Op: return std::max(0.0, block.kept - block.perOp);
+    case RecomputeKind::Uniform:
+      // The chunk is rebuilt at once; its blocks above `layer` are done.
+      return static_cast<double>(layer % policy.layers + 1) * block.kept - block.checkpoint;
+    case RecomputeKind::None:
+    case RecomputeKind::Selective:
+    case RecomputeKind::Layers:
+    case RecomputeKind::Full:
+    case RecomputeKind::Every: break;
+  }
+  return rebuildBytes(policy, block);
+}
+
+bool rebuildsWhole(const RecomputePolicy& policy, std::int64_t layer) {
+  return recomputesBlock(policy, layer) || policy.kind == RecomputeKind::Op ||
+         policy.kind == RecomputeKind::Uniform;
+}
+
+/// What the caching allocator holds beyond the phase's tensors.
+/// `cachedGradients`: the previous step's gradients, freed by zero_grad as
+/// many small blocks that this step's large tensors cannot reuse until this
+/// step's own gradients take them back (torchtitan).
+void finish(Phase& phase, const PredictionInput& input, double fixed, double cachedGradients,
+            double collectiveCache) {
+  MemoryBreakdown& b = phase.breakdown;
+  b.overhead = bytes(fixed);
+  const bool compiled = input.compiledStep;
+  const double slack = detail::allocatorSlackFraction(input.profile, compiled);
+  if (input.profile == Profile::Torchtitan) {
+    const double cached =
+        std::max(0.0, cachedGradients - phase.shardedGradients) + collectiveCache;
+    b.allocatorCache = bytes(cached + slack * (static_cast<double>(b.allocated()) + cached));
+    return;
+  }
   const double dynamic = static_cast<double>(b.activations + b.logits + b.recompute + b.workspace);
-  b.overhead = bytes(fixed + fragmentation * dynamic);
+  b.allocatorCache = bytes(slack * dynamic);
 }
 
 BlockBytes layerBytes(const PredictionInput& input) {
-  return detail::usesCompiledStep(input.profile, input.parallel, input.compiledStep)
-             ? detail::compiledBlockBytes(input.model, input.parallel)
-             : detail::blockBytes(input.model, input.parallel, input.profile,
-                                  input.profile == Profile::Engine && input.gqaInPlace,
-                                  selectiveModules(input.recompute));
+  BlockBytes block = detail::usesCompiledStep(input.profile, input.parallel, input.compiledStep)
+                         ? detail::compiledBlockBytes(input.model, input.parallel)
+                         : detail::blockBytes(input.model, input.parallel, input.profile,
+                                              input.profile == Profile::Engine && input.gqaInPlace,
+                                              selectiveModules(input.recompute));
+  if (input.profile != Profile::Engine) {
+    block.perOp = detail::opCheckpointBytes(input.model, input.parallel, input.float8);
+  }
+  return block;
 }
 
 Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers,
@@ -92,22 +150,31 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   const auto state = detail::stateBytesPerParam(input.profile, p);
   const bool compiled = detail::usesCompiledStep(input.profile, p, input.compiledStep);
   const BlockBytes block = layerBytes(input);
+  const bool torchtitan = input.profile == Profile::Torchtitan;
   // The compiled step's optimizer works over flat gradient buffers, which
   // exist for the whole step like the cluster frameworks' grad buckets.
-  // So do the tuned runtime's flat gradients, compiled or not.
-  const bool preallocatedGrads = input.profile != Profile::Engine || compiled ||
-                                 input.flatGradients;
+  // So do the tuned runtime's flat gradients, compiled or not. FSDP2 under
+  // torchtitan makes each block's sharded gradients at its reduce-scatter.
+  const bool preallocatedGrads =
+      (input.profile != Profile::Engine && !torchtitan) || compiled || input.flatGradients;
+  // torchtitan with PP does not reshard after forward (the stage's 16-bit
+  // parameters stay gathered) and accumulates the stage's unsharded fp32
+  // gradients over the micro-batches, reduce-scattered after the last one.
+  const bool stagedFsdp = torchtitan && p.pp > 1 && p.zero == 3;
+  const double unshardedGrads = stagedFsdp ? 4.0 * shard : 0.0;
   // Data parallelism over per-tensor gradients (the engine's stock runtime)
   // sums them in a communication buffer of every gradient, alive all run, as
   // DDP's default buckets are; flat gradients are summed in place.
   const double commBuffer =
       input.profile == Profile::Engine && p.dp > 1 && !preallocatedGrads ? 4.0 * shard : 0.0;
   const double fixed = detail::fixedOverheadBytes(m, p, input.profile);
-  const double fragmentation = detail::fragmentationFraction(input.profile);
+  const double cachedGradients = torchtitan ? state.gradients * shard : 0.0;
+  const double collectiveCache = torchtitan ? detail::collectiveCacheBytes(m, p) : 0.0;
 
   MemoryBreakdown base;
-  base.weights =
-      bytes(state.weights * shard + detail::gatheredWeightBytes(counts, p, input.profile));
+  const double gathered = stagedFsdp ? static_cast<double>(bytesOf(p.dtype)) * shard
+                                     : detail::gatheredWeightBytes(counts, p, input.profile);
+  base.weights = bytes(state.weights * shard + gathered);
   base.optimizer = bytes(state.optimizer * shard);
   const double allGrads = state.gradients * shard;
 
@@ -118,39 +185,74 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
     storedSum += stored.back();
   }
   const double othersInFlight = static_cast<double>(stage.inFlight - 1) * storedSum;
+  // Between torch.distributed.pipelining's stages every micro-batch in
+  // flight keeps the input it received and the output it sent until its
+  // gradient comes back. The first stage is modelled as the envelope of
+  // stages 0 and 1 (ceil(L/p) blocks, the embedding, p micro-batches in
+  // flight), so both count. The other profiles keep their own counts.
+  const auto boundary = [&](std::int64_t inFlight) {
+    return torchtitan && stage.first && p.pp > 1
+               ? 2.0 * static_cast<double>(inFlight) * block.checkpoint
+               : 0.0;
+  };
+  // FSDP2 reduce-scatters a block's gradients from one flat buffer in the
+  // reduce dtype (fp32) copied from them: one block's unsharded gradients
+  // beside the block being differentiated.
+  const double reduceScatterInput =
+      torchtitan && p.zero == 3 ? 4.0 * static_cast<double>(counts.block) / tp : 0.0;
 
   std::vector<Phase> phases;
   if (stage.last) {
     Phase head{base, "head backward"};
     const double edge = compiled ? detail::compiledEdgeActivationBytes(m, p)
                                  : detail::edgeActivationBytes(m, p, input.profile);
-    head.breakdown.activations = bytes(othersInFlight + storedSum + edge);
+    head.breakdown.activations = bytes(othersInFlight + storedSum + edge + boundary(1));
     const bool chunkedHead = compiled || rebuildsPlainHead(input);
-    head.breakdown.logits = bytes(chunkedHead ? detail::chunkedHeadBytes(m, p)
-                                              : detail::logitsBytes(m, p, input.profile));
+    head.breakdown.logits =
+        bytes(chunkedHead  ? detail::chunkedHeadBytes(m, p)
+              : torchtitan ? detail::torchtitanLogitsBytes(m, p, input.frameworkVersion)
+                           : detail::logitsBytes(m, p, input.profile));
     // The engine's head gradients are born after the logits' temporaries die.
-    head.breakdown.gradients = bytes((preallocatedGrads ? allGrads : 0.0) + commBuffer);
+    head.breakdown.gradients =
+        bytes((preallocatedGrads ? allGrads : 0.0) + commBuffer + unshardedGrads);
+    head.shardedGradients = preallocatedGrads ? allGrads : 0.0;
     phases.push_back(head);
   }
-  double below = storedSum;  // stored bytes of this micro-batch's blocks 0..layer
-  for (std::int64_t layer = stageLayers - 1; layer >= 0; --layer) {
-    Phase phase{base, "layer " + std::to_string(layer) + " backward"};
-    phase.breakdown.activations = bytes(othersInFlight + below);
-    phase.breakdown.recompute = bytes(recomputesBlock(input.recompute, layer)
-                                          ? block.kept - block.checkpoint
-                                          : rebuildBytes(input.recompute, block));
-    phase.breakdown.workspace = bytes(recomputesBlock(input.recompute, layer)
-                                          ? block.workspace
-                                          : block.selectiveWorkspace);
-    const double born = (stage.last ? headParams : 0.0) +
-                        static_cast<double>((stageLayers - layer) * counts.block);
-    phase.breakdown.gradients =
-        bytes((preallocatedGrads ? allGrads : state.gradients * born / tp) + commBuffer);
-    phases.push_back(phase);
-    below -= stored[static_cast<std::size_t>(layer)];
+  // One micro-batch's backward, block by block, with `inFlight` micro-batches
+  // holding activations. Under torchtitan's staged FSDP the first backward
+  // of a step forms the unsharded gradients block by block; every later one
+  // finds them all accumulated but one micro-batch fewer in flight, and the
+  // sharded gradients are born only at the last, when little else is.
+  const auto backward = [&](std::int64_t inFlight, bool accumulated, const std::string& suffix) {
+    const double others = static_cast<double>(inFlight - 1) * storedSum;
+    double below = storedSum;  // stored bytes of this micro-batch's blocks 0..layer
+    for (std::int64_t layer = stageLayers - 1; layer >= 0; --layer) {
+      Phase phase{base, "layer " + std::to_string(layer) + " backward" + suffix};
+      phase.breakdown.activations = bytes(others + below + boundary(inFlight));
+      phase.breakdown.recompute = bytes(rebuiltBytes(input.recompute, block, layer));
+      phase.breakdown.workspace = bytes(
+          (rebuildsWhole(input.recompute, layer) ? block.workspace : block.selectiveWorkspace) +
+          reduceScatterInput);
+      const double born = (stage.last ? headParams : 0.0) +
+                          static_cast<double>((stageLayers - layer) * counts.block);
+      const double sharded =
+          preallocatedGrads ? allGrads : stagedFsdp ? 0.0 : state.gradients * born / tp;
+      const double unsharded = accumulated ? unshardedGrads : stagedFsdp ? 4.0 * born / tp : 0.0;
+      phase.breakdown.gradients = bytes(sharded + commBuffer + unsharded);
+      phase.shardedGradients = sharded;
+      phases.push_back(phase);
+      below -= stored[static_cast<std::size_t>(layer)];
+    }
+  };
+  if (stagedFsdp) {
+    backward(stage.inFlight, false, " (first micro-batch)");
+    if (stage.inFlight > 1) backward(stage.inFlight - 1, true, " (later micro-batches)");
+  } else {
+    backward(stage.inFlight, false, "");
   }
   Phase step{base, "optimizer step"};
   step.breakdown.gradients = bytes(allGrads + commBuffer);
+  step.shardedGradients = allGrads;
   // The fused clipped AdamW updates the flat buffers in place: no temporaries.
   step.breakdown.optimizer +=
       bytes(compiled ? 0.0
@@ -158,7 +260,7 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
                                                   input.flatGradients));
   phases.push_back(step);
 
-  for (Phase& phase : phases) finish(phase.breakdown, fixed, fragmentation);
+  for (Phase& phase : phases) finish(phase, input, fixed, cachedGradients, collectiveCache);
   return *std::max_element(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) {
     return a.breakdown.total() < b.breakdown.total();
   });
@@ -181,9 +283,39 @@ Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
                toString(input.profile) + " profile has no such module (modules there: "
                "core_attn, layernorm, mlp_act)");
   }
-  if (input.compiledStep && input.profile != Profile::Engine) {
-    return bad("--compile: on describes this engine's compiled step, not the " +
-               toString(input.profile) + " profile (fused attention there is --attention flash)");
+  const bool torchtitan = input.profile == Profile::Torchtitan;
+  if (input.compiledStep && input.profile != Profile::Engine && !torchtitan) {
+    return bad("--compile: on describes this engine's compiled step or torchtitan's "
+               "torch.compile, not the " + toString(input.profile) +
+               " profile (fused attention there is --attention flash)");
+  }
+  if (input.float8 && !torchtitan) {
+    return bad("--float8: torchtitan's float8 linears; the " + toString(input.profile) +
+               " profile does not model them");
+  }
+  if (input.parallel.asyncTp && (!torchtitan || p.tp < 2)) {
+    return bad("--async-tp: torchtitan's async tensor parallelism, which needs the torchtitan "
+               "profile and --tp 2 or more");
+  }
+  const RecomputeKind kind = input.recompute.kind;
+  const bool clusterOnly = kind == RecomputeKind::Op || kind == RecomputeKind::Every ||
+                           kind == RecomputeKind::Uniform;
+  if (clusterOnly && input.profile == Profile::Engine) {
+    return bad("--recompute: " + toString(input.recompute) +
+               " is a cluster framework's policy; the engine trains with none, selective, "
+               "full and layers:K");
+  }
+  if (p.cp > 1 && input.profile == Profile::Engine) {
+    return bad("--cp: the engine has no context parallelism");
+  }
+  if (m.seq % p.cp != 0) {
+    return bad("--cp: " + std::to_string(p.cp) + " ranks cannot split a sequence of " +
+               std::to_string(m.seq) + " tokens evenly");
+  }
+  if (kind == RecomputeKind::Uniform && input.recompute.layers > stageLayers) {
+    return bad("--recompute: uniform chunks of " + std::to_string(input.recompute.layers) +
+               " blocks are more than a pipeline stage holds (" + std::to_string(stageLayers) +
+               ")");
   }
   if (input.profile == Profile::Engine && p.zero > 1) {
     return bad("--zero: stage " + std::to_string(p.zero) +
@@ -214,6 +346,11 @@ Expected<MemoryPrediction> predictMemory(const PredictionInput& input) {
   const std::int64_t stageLayers = blocksPerStage(input);
   if (Status valid = checkLayout(input, stageLayers); !valid) return valid.error();
 
+  // Context parallelism: every rank holds seq/cp tokens of each sequence,
+  // which is all the activation and loss terms see.
+  PredictionInput local = input;
+  local.model.seq = input.model.seq / input.parallel.cp;
+
   std::vector<Stage> stages;
   if (input.parallel.pp == 1) {
     stages.push_back({true, true, 1});
@@ -226,7 +363,7 @@ Expected<MemoryPrediction> predictMemory(const PredictionInput& input) {
   prediction.stageLayers = stageLayers;
   for (const Stage& stage : stages) {
     std::int64_t shardParams = 0;
-    const Phase peak = walkStage(input, stage, stageLayers, shardParams);
+    const Phase peak = walkStage(local, stage, stageLayers, shardParams);
     if (peak.breakdown.total() >= prediction.breakdown.total()) {
       prediction.breakdown = peak.breakdown;
       prediction.peakPhase = (stages.size() > 1 ? (stage.first ? "first stage, " : "last stage, ")
@@ -234,11 +371,16 @@ Expected<MemoryPrediction> predictMemory(const PredictionInput& input) {
       prediction.paramsPerRank = shardParams;
     }
   }
-  const BlockBytes block = layerBytes(input);
+  const BlockBytes block = layerBytes(local);
   prediction.perLayer = {bytes(block.kept), bytes(block.selective), bytes(block.checkpoint)};
   prediction.totalBytes = prediction.breakdown.total();
+  prediction.allocatedBytes = prediction.breakdown.allocated();
   prediction.timeRatio = relativeStepTime(input);
   return prediction;
+}
+
+double allocatorSlack(Profile profile, bool compiled) {
+  return detail::allocatorSlackFraction(profile, compiled);
 }
 
 double relativeStepTime(const PredictionInput& input) {
@@ -261,7 +403,10 @@ double relativeStepTime(const PredictionInput& input) {
   const double gateForward = 5.0 * static_cast<double>(m.ffn);
   std::int64_t full = 0;  // blocks rebuilt whole
   for (std::int64_t layer = 0; layer < stageLayers; ++layer) {
-    if (recomputesBlock(input.recompute, layer)) ++full;
+    if (recomputesBlock(input.recompute, layer) ||
+        input.recompute.kind == RecomputeKind::Uniform) {
+      ++full;
+    }
   }
   const std::uint8_t modules = selectiveModules(input.recompute);
   double perBlock = 0;
@@ -276,6 +421,12 @@ double relativeStepTime(const PredictionInput& input) {
   }
   if ((modules & model::kNorms) != 0) perBlock += normForward;
   if ((modules & model::kMlpActivation) != 0) perBlock += gateForward;
+  // Per-op checkpointing reruns wk, wo and w3 (and the cheap elementwise ops).
+  if (input.recompute.kind == RecomputeKind::Op) {
+    const double kv = static_cast<double>(m.kvHeads) * h / static_cast<double>(m.heads);
+    perBlock += 2.0 * (h * kv + h * h + h * static_cast<double>(m.ffn)) + normForward +
+                gateForward;
+  }
   // The rebuilt head runs its product once more; the compiled step's fused
   // head is chunked already and forms its gradients in forward.
   const bool headAgain = input.parallel.pp == 1 && rebuildsPlainHead(input);

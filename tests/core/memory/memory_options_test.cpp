@@ -8,7 +8,7 @@ namespace tb::memory {
 namespace {
 
 TEST(MemoryOptions, ParsesEveryProfileAndRoundTripsItsName) {
-  for (const char* name : {"engine", "megatron", "deepspeed", "fsdp"}) {
+  for (const char* name : {"engine", "megatron", "deepspeed", "fsdp", "torchtitan"}) {
     auto profile = parseProfile(name);
     ASSERT_TRUE(profile.ok()) << name;
     EXPECT_EQ(toString(*profile), name);

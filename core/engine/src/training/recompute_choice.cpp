@@ -63,7 +63,11 @@ RecomputePolicy fromMemoryPolicy(const memory::RecomputePolicy& policy) {
     case memory::RecomputeKind::Layers:
       return {RecomputeMode::Layers, policy.layers, policy.modules};
     case memory::RecomputeKind::Full: return {RecomputeMode::Full, 0};
-    case memory::RecomputeKind::None: break;
+    // The planner offers the engine none of the frameworks' own policies.
+    case memory::RecomputeKind::None:
+    case memory::RecomputeKind::Op:
+    case memory::RecomputeKind::Every:
+    case memory::RecomputeKind::Uniform: break;
   }
   return {RecomputeMode::None, 0};
 }

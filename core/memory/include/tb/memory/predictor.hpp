@@ -23,12 +23,20 @@ struct MemoryBreakdown {
   std::uint64_t logits = 0;      ///< logits and loss temporaries (large for a 128k vocab)
   std::uint64_t recompute = 0;   ///< the transient of recomputing one block in backward
   std::uint64_t workspace = 0;   ///< backward temporaries of the block being differentiated
-  std::uint64_t overhead = 0;    ///< framework buffers and caching-allocator slack
+  std::uint64_t overhead = 0;    ///< framework buffers (cuBLAS workspace, buckets, token rows)
+  /// Reserved beyond allocated: what PyTorch's caching allocator holds in its
+  /// cache at the peak (blocks freed earlier that the peak's tensors could
+  /// not reuse). 0 for the engine, whose tracking allocator counts requests.
+  std::uint64_t allocatorCache = 0;
 
-  [[nodiscard]] std::uint64_t total() const {
+  /// Bytes held by tensors at the peak (torch.cuda.max_memory_allocated).
+  [[nodiscard]] std::uint64_t allocated() const {
     return weights + gradients + optimizer + activations + logits + recompute + workspace +
            overhead;
   }
+  /// Bytes reserved from the device at the peak (max_memory_reserved): what
+  /// decides an out-of-memory.
+  [[nodiscard]] std::uint64_t total() const { return allocated() + allocatorCache; }
 };
 
 /// Everything a prediction depends on.
@@ -39,8 +47,9 @@ struct PredictionInput {
   Profile profile = Profile::Engine;
   /// The engine's compiled step (`trainbench run --compile on`): fused
   /// kernels keep less for backward and the optimizer runs over flat
-  /// buffers. Engine profile only; in bf16 the engine falls back to the
-  /// plain ops, and so does the prediction.
+  /// buffers; in bf16 the engine falls back to the plain ops, and so does
+  /// the prediction. Under the torchtitan profile: torch.compile of each
+  /// block (fused elementwise kernels leave less in the allocator's cache).
   bool compiledStep = false;
   /// The engine's tuned runtime (issue 5, `trainbench run --runtime`):
   /// gradients preallocated in flat buffers live for the whole step, and
@@ -48,6 +57,12 @@ struct PredictionInput {
   /// Both off is the stock runtime. Engine profile only.
   bool flatGradients = false;
   bool gqaInPlace = false;
+  /// torchtitan's float8 linears (torchao, dynamic scaling): the products run
+  /// as _scaled_mm, which changes what per-op checkpointing keeps.
+  /// Torchtitan profile only.
+  bool float8 = false;
+  /// The framework's code date where it changes the answer (torchtitan's loss).
+  FrameworkVersion frameworkVersion = FrameworkVersion::Current;
 };
 
 /// Bytes one micro-batch keeps for one block on this rank, by what is kept.
@@ -63,7 +78,8 @@ struct MemoryPrediction {
   std::int64_t paramsPerRank = 0;  ///< parameters of the most loaded TP/PP shard
   MemoryBreakdown breakdown;       ///< at the peak
   std::int64_t calibrationBytes = 0;  ///< signed correction from a stored calibration
-  std::uint64_t totalBytes = 0;    ///< breakdown.total() + calibrationBytes
+  std::uint64_t totalBytes = 0;    ///< breakdown.total() + calibrationBytes (reserved)
+  std::uint64_t allocatedBytes = 0;  ///< breakdown.allocated(): tensors alone at the peak
   std::string peakPhase;           ///< where the step peaks ("layer 0 backward", ...)
   LayerActivationBytes perLayer;   ///< one block, one micro-batch
   std::int64_t stageLayers = 0;    ///< blocks held by one pipeline stage
@@ -77,5 +93,10 @@ struct MemoryPrediction {
 /// Step time with `policy` relative to none, from FLOPs: recomputing a block
 /// costs one more forward of it; selective costs the attention core's forward.
 [[nodiscard]] double relativeStepTime(const PredictionInput& input);
+
+/// The fraction of the peak the profile's caching allocator is taken to
+/// reserve beyond its tensors (docs/MEMORY.md); 0 for the engine.
+/// `compiled`: torch.compile of each block, for the torchtitan profile.
+[[nodiscard]] double allocatorSlack(Profile profile, bool compiled);
 
 }  // namespace tb::memory
