@@ -28,8 +28,9 @@ packages=(
   fonts-dejavu-core
   # registry credentials live in the system keychain, never in settings files
   qtkeychain-qt6-dev
-  # tests: GoogleTest, and a real OCI registry on loopback for the registry client
-  libgtest-dev libgmock-dev docker-registry
+  # tests: GoogleTest, a real OCI registry on loopback for the registry client,
+  # and openssl's s_server with a self-signed certificate for the TLS refusal
+  libgtest-dev libgmock-dev docker-registry openssl
   # the window layout test in a real X server (Qt's xcb platform on Xvfb)
   xvfb qt6-qpa-plugins
   # packaging: man pages from --help, the icon's PNG sizes, and the checks

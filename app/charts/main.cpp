@@ -16,9 +16,11 @@
 
 #include "plotting/ablation_report_charts.h"
 #include "tb/bench/results.hpp"
+#include "tb/common/stop_signals.hpp"
 #include "tb/report/chart_document.hpp"
 
 int main(int argc, char** argv) {
+  tb::reportFileSizeLimitAsWriteError();
   // Nothing is shown, and a dead or missing X display must not abort a
   // report; offscreen fonts and DPI also make reports come out the same on a
   // laptop and on a cluster login node.

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "tb/catalog/catalog_loader.hpp"
+#include "tb/common/stop_signals.hpp"
 #include "ui/application_identity.h"
 #include "ui/catalog_session.h"
 #include "ui/main_window.h"
@@ -28,6 +29,7 @@ int failUsage(const QString& message) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  tb::reportFileSizeLimitAsWriteError();
   QApplication app(argc, argv);
   tb::ui::applyApplicationIdentity();
 

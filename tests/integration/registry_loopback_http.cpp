@@ -49,7 +49,13 @@ int freeLoopbackPort() {
   return port;
 }
 
-LoopbackHttpServer::LoopbackHttpServer(Handler handler) : handler_(std::move(handler)) {
+LoopbackHttpServer::LoopbackHttpServer(Handler handler)
+    : LoopbackHttpServer(Streamer([handler = std::move(handler)](const ReceivedRequest& request,
+                                                                 const Writer& write) {
+        write(handler(request));
+      })) {}
+
+LoopbackHttpServer::LoopbackHttpServer(Streamer streamer) : streamer_(std::move(streamer)) {
   listener_ = bindLoopback(port_);
   if (listen(listener_, 16) != 0) throw std::runtime_error("listen failed");
   thread_ = std::thread([this] { serve(); });
@@ -100,14 +106,21 @@ void LoopbackHttpServer::answer(int connection) {
     const std::lock_guard lock(mutex_);
     requests_.push_back(request);
   }
-  const std::string response = handler_(request);
-  std::size_t sent = 0;
-  while (sent < response.size()) {
-    const ssize_t count = send(connection, response.data() + sent, response.size() - sent,
-                               MSG_NOSIGNAL);
-    if (count <= 0) return;
-    sent += static_cast<std::size_t>(count);
-  }
+  const Writer write = [this, connection](std::string_view bytes) {
+    std::size_t sent = 0;
+    while (sent < bytes.size()) {
+      if (stop_) return false;
+      // Bounded, so a client that stops reading cannot hold the server.
+      pollfd writable{connection, POLLOUT, 0};
+      if (poll(&writable, 1, 200) <= 0) continue;
+      const ssize_t count =
+          send(connection, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (count <= 0) return false;
+      sent += static_cast<std::size_t>(count);
+    }
+    return !stop_;
+  };
+  streamer_(request, write);
 }
 
 }  // namespace tb::registry::test

@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -26,8 +27,15 @@ class LoopbackHttpServer {
  public:
   /// Returns the raw response for a request.
   using Handler = std::function<std::string(const ReceivedRequest&)>;
+  /// Sends bytes to the client; false once the client has gone or the
+  /// server is stopping, so a streaming answer knows to end.
+  using Writer = std::function<bool(std::string_view)>;
+  /// Answers a request by writing it a piece at a time (a hostile server:
+  /// slow, endless or malformed).
+  using Streamer = std::function<void(const ReceivedRequest&, const Writer&)>;
 
   explicit LoopbackHttpServer(Handler handler);
+  explicit LoopbackHttpServer(Streamer streamer);
   ~LoopbackHttpServer();
   LoopbackHttpServer(const LoopbackHttpServer&) = delete;
   LoopbackHttpServer& operator=(const LoopbackHttpServer&) = delete;
@@ -40,7 +48,7 @@ class LoopbackHttpServer {
   void serve();
   void answer(int connection);
 
-  Handler handler_;
+  Streamer streamer_;
   int listener_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};

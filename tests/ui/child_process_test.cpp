@@ -76,6 +76,22 @@ class ChildProcessTest : public QObject {
     QVERIFY(!child.isRunning());
   }
 
+  void anEndlessLineIsCutAndTheRestDroppedToItsEnd() {
+    // 64 MiB without a newline, then a normal line: the first arrives cut at
+    // 1 MiB with the mark, the rest of it never reaches anyone, the next
+    // line is whole. Memory stays near the cut (the buffer is cleared).
+    ChildProcess child;
+    Recorder seen(child);
+    QVERIFY(child.start(kShell, script("head -c 67108864 /dev/zero | tr '\\0' x; "
+                                       "echo; echo after")));
+    QTRY_COMPARE_WITH_TIMEOUT(seen.ends.size(), std::size_t{1}, 60'000);
+    QCOMPARE(seen.out.size(), qsizetype{2});
+    QCOMPARE(seen.out.front().size(),
+             tb::ui::kMaxChildLineBytes + qsizetype(sizeof(" [line cut at 1 MiB]") - 1));
+    QVERIFY(seen.out.front().endsWith(" [line cut at 1 MiB]"));
+    QCOMPARE(seen.out.back(), QByteArray("after"));
+  }
+
   void stderrTailKeepsTheLastLinesWithText() {
     ChildProcess child;
     child.setStderrTailLines(3);

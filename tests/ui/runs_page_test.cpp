@@ -358,6 +358,68 @@ class RunsPageTest : public QObject {
     QCOMPARE(outcome.stderrTail, QStringLiteral("last words"));
   }
 
+  // The window survives whatever its child does: a crash, running out of
+  // memory, output that is not events, a line without end (docs/RELIABILITY.md).
+  void crashingChildIsFailedWithTheSignal() {
+    QTemporaryDir dir;
+    const QString fake = writeFakeTrainbench(dir, "echo 'about to crash' >&2\n"
+                                                  "kill -SEGV $$\n");
+    QVERIFY(!fake.isEmpty());
+    qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
+    page().startRun();
+    TB_WAIT_FOR_RUN_END();
+    const tb::ui::RunOutcome& outcome = *page().lastOutcome();
+    QCOMPARE(stateName(outcome.state), QStringLiteral("failed"));
+    QVERIFY2(outcome.message.contains(QStringLiteral("crashed")), qPrintable(outcome.message));
+    QCOMPARE(outcome.stderrTail, QStringLiteral("about to crash"));
+    QVERIFY(startButton()->isEnabled());
+  }
+
+  void childOutOfMemoryIsFailedWithItsLastWords() {
+    // A child that runs out of address space (ulimit -v): Python's
+    // MemoryError, exit 1, no summary.
+    QTemporaryDir dir;
+    const QString fake = writeFakeTrainbench(
+        dir, "ulimit -v 200000\n"
+             "exec python3 -c 'blocks = [bytearray(1 << 24) for _ in range(1 << 10)]'\n");
+    QVERIFY(!fake.isEmpty());
+    qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
+    page().startRun();
+    TB_WAIT_FOR_RUN_END();
+    const tb::ui::RunOutcome& outcome = *page().lastOutcome();
+    QCOMPARE(stateName(outcome.state), QStringLiteral("failed"));
+    QVERIFY2(outcome.message.contains(QStringLiteral("without a summary")),
+             qPrintable(outcome.message));
+    QVERIFY2(outcome.stderrTail.contains(QStringLiteral("MemoryError")),
+             qPrintable(outcome.stderrTail));
+    QVERIFY(startButton()->isEnabled());
+  }
+
+  void malformedAndEnormousOutputIsLoggedAndTheEndStillDecides() {
+    // Half an event, binary junk, a 64 MiB line without end, then the end.
+    QTemporaryDir dir;
+    const QString fake = writeFakeTrainbench(
+        dir, "echo '{\"event\":\"step\",'\n"
+             "printf '\\001\\377\\376junk\\n'\n"
+             "head -c 67108864 /dev/zero | tr '\\0' '{'\n"
+             "echo\n"
+             "echo '{\"event\":\"end\",\"elapsed_s\":1,\"summary\":{\"status\":\"failed\","
+             "\"message\":\"gave up\",\"steps\":0}}'\n"
+             "exit 1\n");
+    QVERIFY(!fake.isEmpty());
+    qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
+    page().startRun();
+    TB_WAIT_FOR_RUN_END();
+    const tb::ui::RunOutcome& outcome = *page().lastOutcome();
+    QCOMPARE(stateName(outcome.state), QStringLiteral("failed"));
+    QCOMPARE(outcome.message, QStringLiteral("gave up"));
+    const QString log = widget<QPlainTextEdit>("runLog")->toPlainText();
+    QVERIFY2(log.count(QStringLiteral("unreadable output")) >= 3, qPrintable(log.left(2000)));
+    // The cut line is quoted in 200 bytes, not 64 MiB.
+    QVERIFY2(log.size() < 100'000, qPrintable(QString::number(log.size())));
+    QVERIFY(startButton()->isEnabled());
+  }
+
   void formChecksRecomputeAndTakesThePolicyFromTheMemoryPage() {
     tb::ui::RunForm& form = this->form();
     form.setRecomputePolicy(QStringLiteral("layers:x"));

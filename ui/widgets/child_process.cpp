@@ -17,25 +17,51 @@ namespace {
 // How long the destructor waits for a killed child to be reaped.
 constexpr int kReapMs = 2000;
 
-// Takes the complete lines off the front of `buffer`. A lone '\r' ends a line
-// too, as a progress bar redraws with it; one at the very end of the buffer
-// waits for the next piece, which may start with the '\n' of a "\r\n".
-QList<QByteArray> takeLines(QByteArray& buffer, bool atEnd) {
+// What a cut line ends with, so that a reader sees it was cut.
+constexpr char kCutMark[] = " [line cut at 1 MiB]";
+
+QByteArray cut(const QByteArray& line) {
+  return line.size() > kMaxChildLineBytes ? line.left(kMaxChildLineBytes) + kCutMark : line;
+}
+
+// Adds `chunk` and takes the complete lines off the front of the buffer. A
+// lone '\r' ends a line too, as a progress bar redraws with it; one at the
+// very end waits for the next piece, which may start with the '\n' of a
+// "\r\n". No line is longer than kMaxChildLineBytes: a longer one is cut, and
+// what is left of it dropped up to its end, so an endless line costs at most
+// that much memory and each byte is scanned a bounded number of times.
+QList<QByteArray> takeLines(ChildLineBuffer& buffer, const QByteArray& chunk, bool atEnd) {
   QList<QByteArray> lines;
+  qsizetype from = 0;
+  if (buffer.skipping) {
+    const qsizetype newline = chunk.indexOf('\n');
+    const qsizetype carriage = chunk.indexOf('\r');
+    qsizetype end = newline < 0 ? carriage : carriage < 0 ? newline : std::min(newline, carriage);
+    if (end < 0) return lines;
+    if (chunk.at(end) == '\r' && end + 1 < chunk.size() && chunk.at(end + 1) == '\n') ++end;
+    buffer.skipping = false;
+    from = end + 1;
+  }
+  QByteArray& bytes = buffer.bytes;
+  bytes.append(chunk.constData() + from, chunk.size() - from);
   qsizetype begin = 0;
-  const qsizetype size = buffer.size();
+  const qsizetype size = bytes.size();
   for (qsizetype at = 0; at < size; ++at) {
-    const char c = buffer.at(at);
+    const char c = bytes.at(at);
     if (c != '\n' && c != '\r') continue;
     if (c == '\r' && at + 1 == size && !atEnd) break;
-    lines.append(buffer.mid(begin, at - begin));
-    if (c == '\r' && at + 1 < size && buffer.at(at + 1) == '\n') ++at;
+    lines.append(cut(bytes.mid(begin, at - begin)));
+    if (c == '\r' && at + 1 < size && bytes.at(at + 1) == '\n') ++at;
     begin = at + 1;
   }
-  buffer.remove(0, begin);
-  if (atEnd && !buffer.isEmpty()) {
-    lines.append(buffer);
-    buffer.clear();
+  bytes.remove(0, begin);
+  if (atEnd && !bytes.isEmpty()) {
+    lines.append(cut(bytes));
+    bytes.clear();
+  } else if (bytes.size() > kMaxChildLineBytes) {
+    lines.append(cut(bytes));
+    bytes.clear();
+    buffer.skipping = true;
   }
   return lines;
 }
@@ -70,8 +96,8 @@ ChildProcess::~ChildProcess() {
 
 bool ChildProcess::start(const QString& program, const QStringList& arguments) {
   if (isRunning()) return false;
-  stdoutBuffer_.clear();
-  stderrBuffer_.clear();
+  stdoutBuffer_ = {};
+  stderrBuffer_ = {};
   stderrTail_.clear();
   stopRequested_ = false;
   killed_ = false;
@@ -102,13 +128,13 @@ void ChildProcess::setStderrTailLines(int lines) {
 QString ChildProcess::stderrTail() const { return stderrTail_.join(QLatin1Char('\n')); }
 
 void ChildProcess::readStdout(bool atEnd) {
-  stdoutBuffer_.append(process_->readAllStandardOutput());
-  for (const QByteArray& line : takeLines(stdoutBuffer_, atEnd)) Q_EMIT stdoutLine(line);
+  const QByteArray chunk = process_->readAllStandardOutput();
+  for (const QByteArray& line : takeLines(stdoutBuffer_, chunk, atEnd)) Q_EMIT stdoutLine(line);
 }
 
 void ChildProcess::readStderr(bool atEnd) {
-  stderrBuffer_.append(process_->readAllStandardError());
-  for (const QByteArray& line : takeLines(stderrBuffer_, atEnd)) {
+  const QByteArray chunk = process_->readAllStandardError();
+  for (const QByteArray& line : takeLines(stderrBuffer_, chunk, atEnd)) {
     // Blank lines say nothing about why a child failed; they would only
     // push the lines that do out of the tail.
     if (!line.trimmed().isEmpty()) {

@@ -31,6 +31,16 @@ struct ChildExit {
   QString stderrTail;          ///< the last stderr lines with text, joined by '\n'
 };
 
+/// A line is cut at this many bytes, and the rest of it dropped up to its
+/// end: a child printing an endless line must not take the window's memory.
+inline constexpr qsizetype kMaxChildLineBytes = qsizetype{1} << 20;
+
+/// One stream's bytes not yet cut into lines (ChildProcess's own state).
+struct ChildLineBuffer {
+  QByteArray bytes;
+  bool skipping = false;  ///< dropping the rest of a line cut at kMaxChildLineBytes
+};
+
 /// One child at a time, its stdout and stderr as complete lines.
 class ChildProcess : public QObject {
   Q_OBJECT
@@ -83,8 +93,8 @@ class ChildProcess : public QObject {
 
   QProcess* process_;
   QTimer* killTimer_;
-  QByteArray stdoutBuffer_;
-  QByteArray stderrBuffer_;
+  ChildLineBuffer stdoutBuffer_;
+  ChildLineBuffer stderrBuffer_;
   QStringList stderrTail_;
   int stderrTailLines_ = 20;
   std::chrono::milliseconds stopGrace_{5000};

@@ -50,4 +50,6 @@ bool StopSignalGuard::stopRequested() const { return gStopRequested.load(); }
 
 int StopSignalGuard::signalNumber() const { return gStopSignal.load(); }
 
+void reportFileSizeLimitAsWriteError() { std::signal(SIGXFSZ, SIG_IGN); }
+
 }  // namespace tb

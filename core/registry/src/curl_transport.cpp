@@ -12,10 +12,16 @@
 namespace tb::registry {
 namespace {
 
+// A registry's response headers are a few hundred bytes; a server sending
+// more than this (endless header lines) is refused rather than buffered.
+constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
+
 struct Received {
   HttpResponse response;
   std::size_t cap = 0;
   bool overflow = false;
+  std::size_t headerBytes = 0;
+  bool headerOverflow = false;
 };
 
 std::size_t onBody(char* data, std::size_t size, std::size_t count, void* user) {
@@ -38,6 +44,11 @@ int onProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 std::size_t onHeader(char* data, std::size_t size, std::size_t count, void* user) {
   auto* received = static_cast<Received*>(user);
   const std::size_t bytes = size * count;
+  received->headerBytes += bytes;
+  if (received->headerBytes > kMaxHeaderBytes) {
+    received->headerOverflow = true;
+    return 0;  // makes curl stop with CURLE_WRITE_ERROR
+  }
   const std::string_view line(data, bytes);
   // A new status line (after a redirect or 100 Continue) starts a new set.
   if (line.starts_with("HTTP/")) {
@@ -116,6 +127,11 @@ class CurlTransport final : public HttpTransport {
 
     const std::string host = hostOf(request.url);
     if (code == CURLE_ABORTED_BY_CALLBACK && cancelled()) return cancelledError(request);
+    if (received.headerOverflow) {
+      return makeError(ErrorKind::Io, "registry " + host + ": the response headers to " +
+                                          request.method + " are larger than the " +
+                                          std::to_string(kMaxHeaderBytes) + "-byte limit");
+    }
     if (received.overflow || code == CURLE_FILESIZE_EXCEEDED) {
       return makeError(ErrorKind::Io, "registry " + host + ": the response to " + request.method +
                                           " is larger than the " +

@@ -94,6 +94,34 @@ std::optional<std::string> RegistryClient::authorizationFor(const std::string& s
   return std::nullopt;
 }
 
+void RegistryClient::blankSecrets(std::string& text) const {
+  std::vector<std::string> secrets;
+  if (options_.credentials) {
+    secrets.push_back(
+        base64(options_.credentials->username + ":" + options_.credentials->password));
+    secrets.push_back(options_.credentials->password);
+  }
+  for (const auto& [scope, token] : tokens_) secrets.push_back(token.token);
+  constexpr std::string_view kBlank = "[redacted]";
+  for (const std::string& secret : secrets) {
+    if (secret.empty()) continue;
+    // Search on after the blank: a secret may be a part of "[redacted]".
+    for (auto at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + kBlank.size())) {
+      text.replace(at, secret.size(), kBlank);
+    }
+  }
+}
+
+Error RegistryClient::blanked(Error error) const {
+  blankSecrets(error.message);
+  return error;
+}
+
+Error RegistryClient::httpError(const std::string& what, const HttpResponse& response) const {
+  return blanked(detail::httpError(what, response));
+}
+
 Expected<HttpResponse> RegistryClient::sendWithRetry(const HttpRequest& request,
                                                      const std::string& what) {
   milliseconds delay = options_.initialBackoff;
@@ -103,7 +131,7 @@ Expected<HttpResponse> RegistryClient::sendWithRetry(const HttpRequest& request,
     const bool retryable = response->status == 429 || response->status >= 500;
     if (!retryable) return response;
     if (attempt >= options_.maxRetries) {
-      Error error = detail::httpError(what, *response);
+      Error error = httpError(what, *response);
       if (attempt > 0)
         error.message += "; gave up after " + std::to_string(attempt + 1) + " attempts";
       return error;
@@ -139,7 +167,7 @@ Expected<RegistryClient::CachedToken> RegistryClient::fetchToken(const AuthChall
   auto response = sendWithRetry(request, tokenWhat);
   if (!response) return std::move(response).error();
   if (response->status < 200 || response->status >= 300) {
-    return detail::httpError(tokenWhat, *response);
+    return httpError(tokenWhat, *response);
   }
   const auto document = nlohmann::json::parse(response->body, nullptr, false);
   if (!document.is_object()) {
@@ -197,7 +225,7 @@ Expected<HttpResponse> RegistryClient::get(const std::string& path, const std::s
   }
   if (!response) return response;
   if (response->status < 200 || response->status >= 300) {
-    return detail::httpError(what, *response);
+    return httpError(what, *response);
   }
   return response;
 }
@@ -209,7 +237,7 @@ Expected<std::vector<std::string>> RegistryClient::listTags(const std::string& r
     auto response = get(path, "application/json", repository);
     if (!response) return std::move(response).error();
     auto pageTags = parseTagList(response->body, detail::describeRequest(registry_, "GET", path));
-    if (!pageTags) return std::move(pageTags).error();
+    if (!pageTags) return blanked(std::move(pageTags).error());
     tags.insert(tags.end(), pageTags->begin(), pageTags->end());
     const auto link = response->header("Link");
     const auto next = link ? parseNextLink(*link) : std::nullopt;
@@ -236,7 +264,7 @@ Expected<Manifest> RegistryClient::fetchManifest(const std::string& repository,
   if (!response) return std::move(response).error();
   auto manifest = parseManifest(response->body, response->header("Content-Type").value_or(""),
                                 detail::describeRequest(registry_, "GET", path));
-  if (!manifest) return manifest;
+  if (!manifest) return blanked(std::move(manifest).error());
   manifest->digest = response->header("Docker-Content-Digest")
                          .value_or(reference.starts_with("sha256:") ? reference : "");
   return manifest;
@@ -247,7 +275,9 @@ Expected<ImageConfig> RegistryClient::fetchImageConfig(const std::string& reposi
   const std::string path = "/v2/" + repository + "/blobs/" + configDigest;
   auto response = get(path, "", repository);
   if (!response) return std::move(response).error();
-  return parseImageConfig(response->body, detail::describeRequest(registry_, "GET", path));
+  auto config = parseImageConfig(response->body, detail::describeRequest(registry_, "GET", path));
+  if (!config) return blanked(std::move(config).error());
+  return config;
 }
 
 }  // namespace tb::registry

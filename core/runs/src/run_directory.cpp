@@ -4,8 +4,10 @@
 // a message must never make the log throw.
 #include "tb/runs/run_directory.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <random>
+#include <system_error>
 #include <utility>
 
 #include "tb/common/atomic_file.hpp"
@@ -45,7 +47,10 @@ Expected<RunDirectory> RunDirectory::create(const std::filesystem::path& request
   directory.events_ = std::make_unique<std::ofstream>(path / "events.jsonl",
                                                       std::ios::out | std::ios::app);
   if (!*directory.events_) {
-    return makeError(ErrorKind::Io, "cannot open " + (path / "events.jsonl").string());
+    const int openErrno = errno;
+    return makeError(writeFailureKind(openErrno), "cannot open " +
+                                                      (path / "events.jsonl").string() + ": " +
+                                                      std::generic_category().message(openErrno));
   }
   return directory;
 }

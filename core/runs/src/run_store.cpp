@@ -88,7 +88,19 @@ RunRecord readRun(const fs::path& runDir, std::chrono::seconds runningGrace) {
   record.dir = runDir;
   record.id = runDir.filename().string();
   const auto configTime = writeTime(runDir / "config.json");
-  if (!configTime) return unreadable(std::move(record), "config.json is missing");
+  if (!configTime) {
+    // RunDirectory::create opens events.jsonl before the run writes its
+    // config.json: a run killed in between leaves only that (and maybe a
+    // config.json.tmp). It is an interrupted run, not a corrupt one.
+    const auto eventsTime = writeTime(runDir / "events.jsonl");
+    if (!eventsTime) return unreadable(std::move(record), "config.json is missing");
+    record.startedAt = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+        std::chrono::file_clock::to_sys(*eventsTime));
+    const bool recent = fs::file_time_type::clock::now() - *eventsTime < runningGrace;
+    record.state = recent ? RunState::Running : RunState::Interrupted;
+    if (!recent) record.message = "killed before it wrote config.json";
+    return record;
+  }
   record.startedAt = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
       std::chrono::file_clock::to_sys(*configTime));
   auto config = readRunConfig(runDir);

@@ -77,9 +77,22 @@ TEST_F(RunStore, NoSummaryIsRunningWhileFreshAndInterruptedWhenStale) {
   EXPECT_NE(killed.message.find("without a summary"), std::string::npos);
 }
 
+TEST_F(RunStore, KilledBeforeItWroteItsConfigIsInterruptedNotCorrupt) {
+  // RunDirectory::create opens events.jsonl first; config.json follows.
+  const fs::path fresh = makeRun("b-fresh", nullptr, nullptr);
+  const fs::path stale = makeRun("a-stale", nullptr, nullptr);
+  std::ofstream(stale / "config.json.tmp") << R"({"model":)";  // an unfinished atomic write
+  age(stale);
+  EXPECT_EQ(readRun(fresh).state, RunState::Running);
+  const RunRecord killed = readRun(stale);
+  EXPECT_EQ(killed.state, RunState::Interrupted);
+  EXPECT_EQ(killed.message, "killed before it wrote config.json");
+}
+
 TEST_F(RunStore, CorruptFilesAreUnreadableWithTheReason) {
   makeRun("c-bad-summary", kConfig, R"({"status":"completed","steps":)");
-  makeRun("d-no-config", nullptr, nullptr);
+  // A folder with neither config.json nor events.jsonl is no run at all.
+  fs::remove(makeRun("d-no-config", nullptr, nullptr) / "events.jsonl");
   makeRun("e-bad-status", kConfig, R"({"status":"great"})");
   makeRun("f-config-array", "[1]", nullptr);
   auto runs = listRuns(store_);

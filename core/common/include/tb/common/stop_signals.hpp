@@ -21,6 +21,11 @@ inline constexpr int kStopSignal = 15;  // SIGTERM, without <csignal> in every i
 /// such runs itself (the Studio over `trainbench benchmark`) waits longer.
 inline constexpr std::chrono::milliseconds kRunStopGrace{20000};
 
+/// Makes a write past the file-size limit (`ulimit -f`, RLIMIT_FSIZE) fail
+/// with EFBIG, which the atomic writers report naming the file, instead of
+/// SIGXFSZ ending the process with nothing said. Each program calls it first.
+void reportFileSizeLimitAsWriteError();
+
 /// Installs SIGINT/SIGTERM handlers for its lifetime and restores the old ones.
 /// One guard at a time per process.
 class StopSignalGuard {

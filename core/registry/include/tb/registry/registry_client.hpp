@@ -74,6 +74,15 @@ class RegistryClient {
   Expected<HttpResponse> get(const std::string& path, const std::string& accept,
                              const std::string& repository);
   Expected<HttpResponse> sendWithRetry(const HttpRequest& request, const std::string& what);
+  /// Blanks every secret this client holds (the password, the Basic
+  /// credential, its tokens) in `text` as "[redacted]": a server that echoes
+  /// the Authorization header must not put it in front of a user through an
+  /// error that quotes its answer.
+  void blankSecrets(std::string& text) const;
+  /// `error` (one quoting a server's answer) with the secrets blanked.
+  [[nodiscard]] Error blanked(Error error) const;
+  /// The registry's error for a non-2xx answer, secrets blanked.
+  [[nodiscard]] Error httpError(const std::string& what, const HttpResponse& response) const;
   Expected<CachedToken> fetchToken(const AuthChallenge& challenge,
                                    const std::string& what);
   std::optional<std::string> authorizationFor(const std::string& scope) const;
