@@ -97,6 +97,9 @@ Expected<Catalog> parseCatalog(std::string_view json, std::string_view sourceNam
     document = Json::parse(json.begin(), json.end());
   } catch (const nlohmann::json::parse_error& e) {
     return syntaxError(source, json, e);
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double (1e400) is out_of_range, not a parse_error.
+    return makeError(ErrorKind::Parse, source + ": not valid JSON: " + e.what());
   }
   if (auto violations = json_schema::validate(catalogSchema(), document); !violations.empty()) {
     return violationError(source, violations);

@@ -72,6 +72,11 @@ void validateDeepSpeedJson(FindingSink& sink, std::string_view content) {
              "parse", "not valid JSON: " + std::string(error.what()),
              "fix the JSON syntax at that line");
     return;
+  } catch (const json::exception& error) {
+    // A number too large for a double (1e3083) is out_of_range, not a parse_error.
+    sink.add(Severity::Error, 0, "", "parse", "not valid JSON: " + std::string(error.what()),
+             "write numbers a double can hold");
+    return;
   }
   if (!document.is_object()) {
     sink.add(Severity::Error, 1, "", "deepspeed-shape",

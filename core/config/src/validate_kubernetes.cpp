@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <initializer_list>
 
@@ -14,6 +15,7 @@
 #include "tb/config/image_config.hpp"
 #include "validators.hpp"
 #include "yaml_emit.hpp"
+#include "yaml_guard.hpp"
 
 namespace tb::config::detail {
 namespace {
@@ -191,6 +193,20 @@ void checkContainer(FindingSink& sink, const PodSpec& pod, const YAML::Node& con
 
 void validateKubernetesManifest(FindingSink& sink, std::string_view content,
                                 const catalog::Catalog& catalog) {
+  if (const auto control = controlCharacter(content)) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", control->second);
+    sink.add(Severity::Error, control->first, "", "parse",
+             std::string("not valid YAML: control character ") + hex + " (is this a text file?)",
+             "save the manifest as plain text");
+    return;
+  }
+  if (const auto line = strayFlowEntryLine(content)) {
+    sink.add(Severity::Error, *line, "", "parse",
+             "not valid YAML: a ',' after a complete value, outside any [ ] or { }",
+             "put the values in a [ ] list, or write one per line");
+    return;
+  }
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(content));

@@ -61,7 +61,7 @@ class MlperfFormat final : public LineFormat {
     if (Status status = commitHeld(); !status) return status;
     const auto text = recordText(line);
     if (!text) return {};  // another logger's line: the framework's own output
-    held_.emplace();
+    held_ = Held{};  // not emplace(): clang 14 rejects it for this nested struct
     held_->line = lineNumber;
     JsonTextError problem;
     auto record = parsePythonJson(*text, problem);

@@ -82,14 +82,14 @@ class NemoFormat final : public LineFormat {
     if (const auto prefix = parseConsolePrefix(line)) {
       if (source_ == Source::Dllogger) return {};
       source_ = Source::Console;
-      held_.emplace();
+      held_ = Held{};  // not emplace(): clang 14 rejects it for this nested struct
       held_->line = lineNumber;
       readConsole(*prefix, *held_);
       return {};
     }
     if (line.starts_with(kDllPrefix)) {
       if (source_ == Source::Console) return {};
-      held_.emplace();
+      held_ = Held{};
       held_->line = lineNumber;
       readDllogger(line.substr(kDllPrefix.size()), *held_);
       if (held_->record) source_ = Source::Dllogger;

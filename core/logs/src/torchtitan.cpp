@@ -121,7 +121,7 @@ class TorchtitanFormat final : public LineFormat {
     std::size_t stepAt = 0;
     Fields fields;
     if (!isStepLine(line, stepAt, fields)) return {};
-    held_.emplace();
+    held_ = Held{};  // not emplace(): clang 14 rejects it for this nested struct
     held_->line = lineNumber;
     if (Status read = readStep(fields, *held_); !read) held_->error = read.error();
     return {};
