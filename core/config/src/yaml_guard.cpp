@@ -54,6 +54,20 @@ std::optional<int> strayFlowEntryLine(std::string_view yaml) {
     // A plain scalar cannot start with ',' either: outside [ ] and { } a ','
     // is a scalar's own character only in the middle of one.
     if (c == ',' && depth == 0 && (afterNode || startsValue)) return line;
+    // A tag, anchor or alias (!t, &a, *a) ends at a blank or a flow
+    // indicator; the node itself may follow it, so a value starts again.
+    if (startsValue && (c == '!' || c == '&' || c == '*')) {
+      while (i + 1 < yaml.size() && yaml[i + 1] != ' ' && yaml[i + 1] != '\t' &&
+             yaml[i + 1] != '\n' && yaml[i + 1] != '\r' && yaml[i + 1] != ',' &&
+             yaml[i + 1] != '[' && yaml[i + 1] != ']' && yaml[i + 1] != '{' &&
+             yaml[i + 1] != '}') {
+        ++i;
+      }
+      valueStart = true;
+      afterNode = false;
+      previous = yaml[i];
+      continue;
+    }
     valueStart = false;
     afterNode = false;
     switch (c) {

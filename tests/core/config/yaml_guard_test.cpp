@@ -14,7 +14,8 @@ TEST(YamlGuard, FindsACommaAfterACompleteValueOutsideFlow) {
   for (const char* stray : {"\"\",x\nkind: h", "\"a\",b\nc: d", "'a',b\n", "[a],b\n", "{}, b\n",
                             "\"a\" ,b\n", "k: \"a\",b\n", "- \"a\",b\n",
                             "\"R\"\"~\"\"!\",\" \"\"arm\"FRO: v1\n", "\"\"i\n,kind:h",
-                            "k: ,a\n"}) {
+                            "k: ,a\n", "\"\"!Ptorch:25serod,!!strknd", "k: &a,b\n",
+                            "k: !!str,x\n"}) {
     EXPECT_TRUE(strayFlowEntryLine(stray).has_value()) << stray;
   }
   EXPECT_EQ(strayFlowEntryLine("apiVersion: v1\nkind: Pod\nx: \"a\", b\n"), 3);
@@ -24,7 +25,8 @@ TEST(YamlGuard, LetsValidYamlBy) {
   for (const char* valid :
        {"k: [a, \"b\", c]\n", "k: {\"a\": 1, \"b\": 2}\n", "args: [\"a\",\n  \"b\"]\n",
         "command: echo \"hi\",there\n", "k: 'it''s' # a comment, with commas\n",
-        "k: \"a\\\", b\"\n", "- a, b\n", "url: http://x/a,b\n"}) {
+        "k: \"a\\\", b\"\n", "- a, b\n", "url: http://x/a,b\n", "k: !!str a,b\n",
+        "base: &b {x: 1, y: 2}\nk: *b\n"}) {
     EXPECT_FALSE(strayFlowEntryLine(valid).has_value()) << valid;
   }
 }
