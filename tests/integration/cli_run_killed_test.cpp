@@ -87,10 +87,23 @@ TEST(CliRunKilled, EveryRunKilledAtARandomMomentReadsBackWholeThroughTheRunStore
   const unsigned runSeed = seed();
   std::cout << "TB_KILL_SEED=" << runSeed << "\n";
   std::mt19937 random(runSeed);
-  // A tiny run starts (LibTorch loads, about 1.4 s on the CI machine),
-  // writes its config, trains 60 steps and checkpoints every 5 in about 2 s
-  // in all, so kills land before, during and after each kind of write.
-  std::uniform_int_distribution<int> delayMs(0, 2600);
+  // One run to the end first: how long a whole run takes on this machine,
+  // under whatever else runs beside it (LibTorch's load is most of it). The
+  // kills then land between half of that and a little past it: before the
+  // run directory exists, while its config is written, between steps, in a
+  // checkpoint, and after the end.
+  const auto begin = std::chrono::steady_clock::now();
+  const pid_t whole = spawnRun(environment, root / "runs.log");
+  ASSERT_GT(whole, 0);
+  int wholeStatus = 0;
+  ASSERT_EQ(::waitpid(whole, &wholeStatus, 0), whole);
+  ASSERT_TRUE(WIFEXITED(wholeStatus) && WEXITSTATUS(wholeStatus) == 0)
+      << "the uninterrupted run failed";
+  const auto runMs = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::steady_clock::now() - begin)
+                                          .count());
+  std::uniform_int_distribution<int> delayMs(runMs / 2, runMs * 11 / 10);
+  std::cout << "a whole run took " << runMs << " ms\n";
 
   int killed = 0;  // ended by the SIGKILL, not finished before it
   for (int kill = 0; kill < kKills; ++kill) {
@@ -123,7 +136,8 @@ TEST(CliRunKilled, EveryRunKilledAtARandomMomentReadsBackWholeThroughTheRunStore
             << " run directories:";
   for (const auto& [state, count] : states) std::cout << " " << runs::toString(state) << " " << count;
   std::cout << "\n";
-  // Enough kills land after the run directory exists to mean something.
+  // Enough kills land after the run directory exists to mean something (the
+  // uninterrupted run's directory is among them).
   EXPECT_GE(runs->size(), static_cast<std::size_t>(kKills / 4));
   if (!HasFailure()) fs::remove_all(root);
 }
