@@ -9,8 +9,9 @@
 # named after what it found).
 #
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS|runs:N] [NAME...]   (default 600 s, every target)
-# runs:N runs N inputs per target from seed 1 instead: the same inputs on
-# every machine, which is how CI runs it (.ci/run), so a CI run repeats here.
+# runs:N runs N inputs per target from seed 1 instead, which is how CI runs
+# it (.ci/run): repeatable on one machine, though another machine's run can
+# take a different path (it found an input here that a local run had not).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

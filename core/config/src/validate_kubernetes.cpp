@@ -201,15 +201,9 @@ void validateKubernetesManifest(FindingSink& sink, std::string_view content,
              "save the manifest as plain text");
     return;
   }
-  if (const auto line = strayFlowEntryLine(content)) {
-    sink.add(Severity::Error, *line, "", "parse",
-             "not valid YAML: a ',' after a complete value, outside any [ ] or { }",
-             "put the values in a [ ] list, or write one per line");
-    return;
-  }
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(std::string(content));
+    documents = loadAllDocuments(content);
   } catch (const YAML::Exception& error) {
     sink.add(Severity::Error, error.mark.is_null() ? 0 : error.mark.line + 1, "", "parse",
              "not valid YAML: " + error.msg, "fix the YAML syntax at that line");
