@@ -18,7 +18,9 @@ set(TB_TORCH_PYTHON "python3" CACHE STRING
 
 macro(tb_find_torch)
   find_package(Torch QUIET)
-  if(NOT Torch_FOUND AND TB_TORCH_PYTHON)
+  # Not when cross-compiling: the host's Python has the host's torch, built
+  # for another architecture (the cross build finds the root's LibTorch).
+  if(NOT Torch_FOUND AND TB_TORCH_PYTHON AND NOT CMAKE_CROSSCOMPILING)
     execute_process(
       COMMAND ${TB_TORCH_PYTHON} -c "import torch.utils, sys; sys.stdout.write(torch.utils.cmake_prefix_path)"
       OUTPUT_VARIABLE tb_torch_prefix
