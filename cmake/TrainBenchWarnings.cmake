@@ -8,6 +8,14 @@ function(tb_set_warnings target)
   if(TB_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+  # GCC's manual: -fsanitize=address "may cause false warnings" of
+  # -Wmaybe-uninitialized, and GCC 12 gives them inside libstdc++ (std::regex's
+  # NFA, std::function moves), so a sanitized build (the ci and asan presets)
+  # leaves that one warning to the unsanitized builds (debug, release,
+  # headless), which keep it, as an error with TB_WARNINGS_AS_ERRORS.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_FLAGS MATCHES "-fsanitize=address")
+    target_compile_options(${target} PRIVATE -Wno-maybe-uninitialized)
+  endif()
 endfunction()
 
 # Qt targets get the house string/loop rules of STYLE.md on top.

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "runtime/host_runtime.hpp"
@@ -55,7 +56,7 @@ TEST(HostRuntime, TheBlasPoolSizeRoundTripsWhereTheLibraryHasOne) {
 TEST(HostRuntime, TunedRunsGiveThePoolToOneLibraryAndStockRunsGetTheDefaultsBack) {
   const int blasDefault = tb::engine::blasLibraryThreads();
   for (const char* runtime : {"tuned", "tuned,-matmul"}) {
-    const auto config = tinyRun(runtime[6] == '\0' ? "tuned" : "aten", runtime, 2);
+    const auto config = tinyRun(std::string_view(runtime) == "tuned" ? "tuned" : "aten", runtime, 2);
     const auto summary = tb::engine::runTraining(config);
     ASSERT_TRUE(summary.ok()) << summary.error().message;
     const nlohmann::json written = configOf(config.runDir);
