@@ -50,16 +50,18 @@ std::string stuckMessage(std::string_view yaml, const YAML::Mark& mark) {
 }  // namespace
 
 std::vector<YAML::Node> loadAllDocuments(std::string_view yaml) {
-  const std::string text(yaml);
+  std::istringstream stream{std::string(yaml)};
   {
-    std::istringstream stream(text);
     YAML::Parser parser(stream);
     DocumentStarts starts;
     while (parser.HandleNextDocument(starts)) {
       if (starts.stuck()) throw YAML::ParserException(starts.where(), stuckMessage(yaml, starts.where()));
     }
   }
-  return YAML::LoadAll(text);
+  // The same text, read again from its start, builds the nodes.
+  stream.clear();
+  stream.seekg(0);
+  return YAML::LoadAll(stream);
 }
 
 std::optional<std::pair<int, unsigned char>> controlCharacter(std::string_view yaml) {
