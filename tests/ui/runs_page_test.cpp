@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <memory>
 #include <source_location>
 
@@ -149,6 +150,7 @@ class RunsPageTest : public QObject {
     QCOMPARE(liveChart<tb::plotting::LineChart>("lossChart")->pointCount(0), 30);
     QCOMPARE(liveChart<tb::plotting::LineChart>("throughputChart")->pointCount(0), 30);
     QVERIFY(liveChart<tb::plotting::MemoryGauge>("memoryGauge")->peakBytes() > 0);
+    QCOMPARE(liveChart<tb::plotting::MemoryGauge>("memoryGauge")->rankCount(), std::size_t{0});
     QTRY_VERIFY(!liveChart<tb::plotting::LineChart>("lossChart")->showsEmptyMessage());
     QVERIFY(!liveChart<tb::plotting::MemoryGauge>("memoryGauge")->showsEmptyMessage());
     const QString log = widget<QPlainTextEdit>("runLog")->toPlainText();
@@ -191,9 +193,33 @@ class RunsPageTest : public QObject {
     QVERIFY2(log.contains(QStringLiteral("rank 0 of 2: completed")), qPrintable(log));
     QVERIFY2(log.contains(QStringLiteral("rank 1 of 2: completed")), qPrintable(log));
     QVERIFY(QFile::exists(QDir(outcome.runDir).filePath(QStringLiteral("ranks/1/summary.json"))));
+    // Each rank's own memory, live: the launcher forwards every rank's steps.
+    const auto* gauge = liveChart<tb::plotting::MemoryGauge>("memoryGauge");
+    QCOMPARE(gauge->rankCount(), std::size_t{2});
+    for (int rank = 0; rank < 2; ++rank) {
+      QVERIFY2(gauge->rankUsage(rank) && gauge->rankUsage(rank)->peak > 0,
+               qPrintable(QStringLiteral("rank %1").arg(rank)));
+    }
     if (const QString dir = qEnvironmentVariable("TB_RUNS_SCREENSHOT_DIR"); !dir.isEmpty()) {
       QTest::qWait(300);
       QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("runs-page-2-processes.png"))));
+    }
+
+    // The stored run shows the same: every rank's memory from its own events.
+    tb::ui::RunHistoryPanel& history = *widget<tb::ui::RunHistoryPanel>("runHistory");
+    auto* detail = tb::ui::test::child<tb::ui::RunDetailView>(&history, "runDetail");
+    QTRY_COMPARE_WITH_TIMEOUT(detail->shownDirectory(), outcome.runDir, 20'000);
+    QTRY_VERIFY_WITH_TIMEOUT(!detail->isLoading(), 20'000);
+    const auto* stored = tb::ui::test::child<tb::plotting::MemoryGauge>(
+        tb::ui::test::child<tb::ui::RunCharts>(detail, "runDetailCharts"), "memoryGauge");
+    QTRY_COMPARE_WITH_TIMEOUT(stored->rankCount(), std::size_t{2}, 20'000);
+    for (int rank = 0; rank < 2; ++rank) {
+      QCOMPARE(stored->rankUsage(rank)->peak, gauge->rankUsage(rank)->peak);
+    }
+    if (const QString dir = qEnvironmentVariable("TB_RUNS_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      widget<QTabWidget>("runsTabs")->setCurrentIndex(1);
+      QTest::qWait(300);
+      QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("runs-detail-2-processes.png"))));
     }
   }
 

@@ -28,7 +28,6 @@ RunCharts::RunCharts(QWidget* parent)
   throughput_->addSeries(tr("tokens/s"));
   throughput_->setEmptyMessage(tr("Tokens per second appear once a run starts"));
   memory_->setObjectName(QStringLiteral("memoryGauge"));
-  memory_->setMaximumHeight(120);
 
   auto* layout = new QGridLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -51,6 +50,10 @@ void RunCharts::appendSample(const tb::runs::StepSample& sample) {
   loss_->append(0, step, sample.loss);
   throughput_->append(0, step, sample.tokensPerSecond);
   memory_->setUsage(sample.liveBytes, sample.peakBytes);
+}
+
+void RunCharts::setRankMemory(int rank, std::uint64_t liveBytes, std::uint64_t peakBytes) {
+  memory_->setRankUsage(rank, liveBytes, peakBytes);
 }
 
 void RunCharts::setSamples(const std::vector<tb::runs::StepSample>& samples) {

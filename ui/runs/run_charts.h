@@ -28,6 +28,9 @@ class RunCharts : public QWidget {
   void setBudget(std::uint64_t bytes);
   void appendSample(const tb::runs::StepSample& sample);
   void setSamples(const std::vector<tb::runs::StepSample>& samples);
+  /// A data-parallel run: rank `rank`'s own memory (its `rank_step` events
+  /// live, or its events.jsonl for a stored run).
+  void setRankMemory(int rank, std::uint64_t liveBytes, std::uint64_t peakBytes);
 
  private:
   tb::plotting::LineChart* loss_;

@@ -6,10 +6,41 @@
 #include <QLocale>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
+#include "tb/runs/run_directory.hpp"
 #include "ui/qt_text.h"
 #include "ui/runs/run_charts.h"
 
 namespace tb::ui {
+namespace {
+
+StoredRunEvents::RankMemory memoryOf(int rank, const std::vector<tb::runs::RunEvent>& events) {
+  StoredRunEvents::RankMemory memory{rank, 0, 0};
+  for (const tb::runs::StepSample& sample : tb::runs::stepSamples(events)) {
+    memory.liveBytes = sample.liveBytes;
+    memory.peakBytes = std::max(memory.peakBytes, sample.peakBytes);
+  }
+  return memory;
+}
+
+/// The run's events and, for a data-parallel run, every rank's memory: rank
+/// 0's from the run's own events, the others' from ranks/<r>/events.jsonl
+/// (a rank whose file cannot be read is left out rather than shown as 0).
+StoredRunEvents readStoredRun(const std::filesystem::path& dir) {
+  StoredRunEvents stored{tb::runs::readEvents(dir), {}};
+  const auto config = tb::runs::readRunConfig(dir);
+  if (!stored.events || !config || config->worldSize <= 1) return stored;
+  stored.ranks.push_back(memoryOf(0, stored.events->events));
+  for (int rank = 1; rank < config->worldSize; ++rank) {
+    if (auto events = tb::runs::readEvents(tb::runs::rankDirectory(dir, rank)); events) {
+      stored.ranks.push_back(memoryOf(rank, events->events));
+    }
+  }
+  return stored;
+}
+
+}  // namespace
 
 RunDetailView::RunDetailView(QWidget* parent)
     : QWidget(parent), header_(new QLabel), problems_(new QLabel), charts_(new RunCharts) {
@@ -42,8 +73,8 @@ void RunDetailView::showRun(const tb::runs::RunRecord& run) {
   charts_->clear();
   problems_->setVisible(false);
   const std::filesystem::path dir = run.dir;
-  loading_.start([dir] { return tb::runs::readEvents(dir); },
-                 [this, shown = directory_](const tb::Expected<tb::runs::EventFile>& result) {
+  loading_.start([dir] { return readStoredRun(dir); },
+                 [this, shown = directory_](const StoredRunEvents& result) {
                    // Cleared, or showing another run, since: not this view's answer.
                    if (shown == directory_) onLoaded(result);
                  });
@@ -58,19 +89,23 @@ void RunDetailView::clearRun() {
 
 QString RunDetailView::headerText() const { return header_->text(); }
 
-void RunDetailView::onLoaded(const tb::Expected<tb::runs::EventFile>& result) {
-  if (!result) {
-    problems_->setText(toQString(result.error().message));
+void RunDetailView::onLoaded(const StoredRunEvents& result) {
+  if (!result.events) {
+    problems_->setText(toQString(result.events.error().message));
     problems_->setVisible(true);
   } else {
-    charts_->setSamples(tb::runs::stepSamples(result->events));
-    for (const tb::runs::RunEvent& event : result->events) {
+    const tb::runs::EventFile& file = *result.events;
+    charts_->setSamples(tb::runs::stepSamples(file.events));
+    for (const tb::runs::RunEvent& event : file.events) {
       if (event.kind == tb::runs::EventKind::Start) charts_->setBudget(event.memoryBudget);
     }
-    if (!result->problems.empty()) {
+    for (const StoredRunEvents::RankMemory& rank : result.ranks) {
+      charts_->setRankMemory(rank.rank, rank.liveBytes, rank.peakBytes);
+    }
+    if (!file.problems.empty()) {
       problems_->setText(tr("%n line(s) of events.jsonl skipped; first: %1", nullptr,
-                            static_cast<int>(result->problems.size()))
-                             .arg(toQString(result->problems.front())));
+                            static_cast<int>(file.problems.size()))
+                             .arg(toQString(file.problems.front())));
       problems_->setVisible(true);
     }
   }

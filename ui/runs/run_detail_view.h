@@ -6,6 +6,9 @@
 #include <QString>
 #include <QWidget>
 
+#include <cstdint>
+#include <vector>
+
 #include "tb/common/expected.hpp"
 #include "tb/runs/run_event.hpp"
 #include "tb/runs/run_store.hpp"
@@ -16,6 +19,19 @@ class QLabel;
 namespace tb::ui {
 
 class RunCharts;
+
+/// What the detail view reads of a stored run, on a worker thread.
+struct StoredRunEvents {
+  tb::Expected<tb::runs::EventFile> events;  ///< the run's own (rank 0's) events.jsonl
+  /// A data-parallel run: each rank's memory from its own events (rank 0's
+  /// from the run's); empty for one process.
+  struct RankMemory {
+    int rank = 0;
+    std::uint64_t liveBytes = 0;  ///< at its last step
+    std::uint64_t peakBytes = 0;
+  };
+  std::vector<RankMemory> ranks;
+};
 
 /// Header (id, state, reason) and curves of one stored run.
 class RunDetailView : public QWidget {
@@ -37,7 +53,7 @@ class RunDetailView : public QWidget {
   void loaded();
 
  private:
-  void onLoaded(const tb::Expected<tb::runs::EventFile>& result);
+  void onLoaded(const StoredRunEvents& result);
 
   QLabel* header_;
   QLabel* problems_;

@@ -204,6 +204,9 @@ void RunsPage::onEvent(const tb::runs::RunEvent& event) {
       }
       break;
     }
+    case EventKind::RankStep:
+      live_->setRankMemory(event.rank, event.sample.liveBytes, event.sample.peakBytes);
+      break;
     case EventKind::Error: appendLog(tr("error: %1").arg(toQString(event.message))); break;
     case EventKind::End:
       if (event.summary) {

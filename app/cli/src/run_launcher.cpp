@@ -1,6 +1,7 @@
 // The workers speak the run event protocol on stdout (`--events -`), so the
 // launcher knows each rank's run directory and summary without reading files
-// another node may hold; their stderr reaches ours a line at a time, tagged
+// another node may hold, and forwards rank 0's events with each local rank's
+// steps as `rank_step` events; their stderr reaches ours a line at a time, tagged
 // with the rank. The whole run's summary is rank 0's (global tokens/s and
 // loss) with every local rank's outcome, and the first failure decides the
 // status: torchrun's "root cause".
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -214,6 +216,7 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     workers.push_back({env.rank, std::nullopt, "", "", {}});
   }
 
+  const auto started = std::chrono::steady_clock::now();
   GroupOptions options;
   options.onStdoutLine = [&](std::size_t member, std::string_view line) {
     Worker& worker = workers[member];
@@ -224,7 +227,14 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     }
     if (event->kind == runs::EventKind::Start) worker.runDir = event->runDir;
     if (event->kind == runs::EventKind::End) worker.summary = event->summary;
-    if (member == 0 && *sink) (*sink)(std::string(line));
+    if (!*sink) return;
+    if (member == 0) (*sink)(std::string(line));
+    // Every local rank's own step (its memory is its own) beside rank 0's
+    // stream, so a live reader such as the Studio's Runs page sees each rank.
+    if (event->kind == runs::EventKind::Step) {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+      (*sink)(runs::rankStepLine(worker.rank, event->sample, elapsed.count()));
+    }
   };
   options.onStderrLine = [&](std::size_t member, std::string_view line) {
     Worker& worker = workers[member];

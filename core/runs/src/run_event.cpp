@@ -82,6 +82,14 @@ json toJson(const StepSample& sample) {
   return object;
 }
 
+std::string rankStepLine(int rank, const StepSample& sample, double elapsedSeconds) {
+  json object = toJson(sample);
+  object["event"] = "rank_step";
+  object["elapsed_s"] = elapsedSeconds;
+  object["rank"] = rank;
+  return object.dump();
+}
+
 Expected<RunEvent> parseEventLine(std::string_view line) {
   json object = json::parse(line, nullptr, false);
   if (object.is_discarded()) return makeError(ErrorKind::Parse, "not valid JSON");
@@ -94,6 +102,17 @@ Expected<RunEvent> parseEventLine(std::string_view line) {
     auto sample = parseStep(object);
     if (!sample) return sample.error();
     event.kind = EventKind::Step;
+    event.sample = *sample;
+  } else if (event.name == "rank_step") {
+    const json* rank = member(object, "rank");
+    if (rank == nullptr || !rank->is_number_integer() || rank->get<std::int64_t>() < 0 ||
+        rank->get<std::int64_t>() > std::numeric_limits<int>::max()) {
+      return fieldError("rank", "a rank (an integer from 0)");
+    }
+    auto sample = parseStep(object);
+    if (!sample) return sample.error();
+    event.kind = EventKind::RankStep;
+    event.rank = rank->get<int>();
     event.sample = *sample;
   } else if (event.name == "start") {
     event.kind = EventKind::Start;

@@ -17,11 +17,13 @@
 
 #include <ATen/ATen.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <iostream>
 #include <utility>
+#include <vector>
 
 #include "trainbench_child.hpp"
 #include "training/checkpoint.hpp"
@@ -237,10 +239,11 @@ nlohmann::json readJson(const std::filesystem::path& file) {
 
 TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecord) {
   const std::string dir = scratch("records");
+  const std::string stream = scratch("records-stream.jsonl");
   const auto result =
       trainbench({"run", "--model", "tiny", "--steps", "3", "--threads", "1", "--run-dir", dir,
                   "--nproc-per-node", "2", "--master-port", "0", "--bucket-mb", "0.1", "--zero",
-                  "1", "--json"});
+                  "1", "--json", "--events", stream});
   ASSERT_EQ(result.exitCode, 0) << result.standardError;
   const auto summary = nlohmann::json::parse(result.standardOutput);
   EXPECT_EQ(summary["status"], "completed");
@@ -269,6 +272,32 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
   const double tokensPerStep = summary["tokens_per_s"].get<double>() *
                                summary["step_time_s"].get<double>();
   EXPECT_NEAR(tokensPerStep, 2.0 * 4 * 64, 1.0) << "2 ranks x batch 4 x seq 64";
+
+  // The launcher's event stream: rank 0's events, and every rank's own steps
+  // as rank_step events carrying that rank's memory (the Runs page's gauge).
+  std::ifstream lines(stream);
+  std::string line;
+  std::array<std::vector<nlohmann::json>, 2> rankSteps;
+  std::vector<nlohmann::json> steps;
+  while (std::getline(lines, line)) {
+    const auto event = nlohmann::json::parse(line);
+    if (event["event"] == "step") steps.push_back(event);
+    if (event["event"] == "rank_step") rankSteps.at(event["rank"].get<std::size_t>()).push_back(event);
+  }
+  ASSERT_EQ(steps.size(), 3U);
+  for (std::size_t rank = 0; rank < 2; ++rank) {
+    ASSERT_EQ(rankSteps[rank].size(), 3U) << "rank " << rank;
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(rankSteps[rank][i]["step"], i + 1);
+      EXPECT_GT(rankSteps[rank][i]["live_bytes"].get<double>(), 0.0);
+      EXPECT_GE(rankSteps[rank][i]["peak_bytes"], rankSteps[rank][i]["live_bytes"]);
+    }
+    EXPECT_LE(rankSteps[rank].back()["peak_bytes"].get<double>(),
+              summary["ranks"][rank]["peak_bytes"].get<double>());
+  }
+  // Rank 0's rank_step is its step event under another name.
+  EXPECT_EQ(rankSteps[0][1]["live_bytes"], steps[1]["live_bytes"]);
+  std::filesystem::remove(stream);
 }
 
 }  // namespace

@@ -49,6 +49,30 @@ TEST(ParseEventLine, StepCarriesEveryMeasurement) {
   EXPECT_DOUBLE_EQ(event->sample.learningRate, 0.0003);
 }
 
+TEST(ParseEventLine, RankStepIsOneRanksOwnStepAsTheLauncherForwardsIt) {
+  auto step = parseEventLine(kStep);
+  ASSERT_TRUE(step);
+  const std::string line = rankStepLine(3, step->sample, 2.5);
+  auto event = parseEventLine(line);
+  ASSERT_TRUE(event) << event.error().message << ": " << line;
+  EXPECT_EQ(event->kind, EventKind::RankStep);
+  EXPECT_EQ(event->name, "rank_step");
+  EXPECT_EQ(event->rank, 3);
+  EXPECT_DOUBLE_EQ(event->elapsedSeconds, 2.5);
+  EXPECT_EQ(event->sample, step->sample);
+  // A rank_step is not the run's own step: curves and progress ignore it.
+  EXPECT_TRUE(stepSamples({*event}).empty());
+  EXPECT_EQ(lastStep(line + "\n"), 0);
+
+  for (const char* rank : {"", R"("rank":-1,)", R"("rank":"1",)", R"("rank":1.5,)",
+                           R"("rank":4294967296,)"}) {
+    auto bad = parseEventLine(std::string(R"({"event":"rank_step",)") + rank +
+                              R"("step":1,"loss":1.0})");
+    ASSERT_FALSE(bad) << rank;
+    EXPECT_NE(bad.error().message.find("'rank'"), std::string::npos) << bad.error().message;
+  }
+}
+
 TEST(ParseEventLine, EndCarriesSummaryWithNullLoss) {
   auto event = parseEventLine(kEnd);
   ASSERT_TRUE(event) << event.error().message;

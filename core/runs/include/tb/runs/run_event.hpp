@@ -24,7 +24,10 @@ namespace tb::runs {
 using EventSink = std::function<void(const std::string& jsonLine)>;
 
 /// Which event a line is; Other keeps newer engines' events from being errors.
-enum class EventKind { Start, Step, End, Error, Other };
+/// RankStep: one local rank's own step of a data-parallel run, which the
+/// launcher adds to the stream it forwards (rank 0's events) so that a live
+/// reader sees every rank's memory, not only rank 0's.
+enum class EventKind { Start, Step, RankStep, End, Error, Other };
 
 /// One step's numbers.
 struct StepSample {
@@ -53,7 +56,8 @@ struct RunEvent {
   EventKind kind = EventKind::Other;
   std::string name;             ///< the `event` field as written
   double elapsedSeconds = 0.0;
-  StepSample sample;            ///< Step
+  StepSample sample;            ///< Step, RankStep
+  int rank = 0;                 ///< RankStep
   std::int64_t totalSteps = 0;  ///< Start: the configured steps
   std::int64_t params = 0;      ///< Start
   std::uint64_t memoryBudget = 0;  ///< Start: 0 when unlimited
@@ -69,6 +73,10 @@ struct RunEvent {
   std::string message;          ///< Error
   std::optional<RunSummary> summary;  ///< End
 };
+
+/// A `rank_step` line: rank `rank`'s own `step` event (its memory is its own;
+/// its loss and tokens/s are the group's), at the launcher's `elapsedSeconds`.
+[[nodiscard]] std::string rankStepLine(int rank, const StepSample& sample, double elapsedSeconds);
 
 /// Parses one JSON line; the error says what is missing or malformed.
 [[nodiscard]] Expected<RunEvent> parseEventLine(std::string_view line);
