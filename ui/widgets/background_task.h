@@ -10,7 +10,6 @@
 // the work returns when stopped) is still delivered.
 #pragma once
 
-#include <QFuture>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -49,7 +48,7 @@ using WorkResult = std::decay_t<decltype(invokeWork(std::declval<Work&>(),
 
 }  // namespace detail
 
-/// Runs callables with QtConcurrent::run, one current run at a time, and
+/// Runs callables on Qt's global thread pool, one current run at a time, and
 /// hands each current run's result to its `done` on the GUI thread.
 class BackgroundTask : public QObject {
   Q_OBJECT
@@ -114,6 +113,12 @@ class BackgroundTask : public QObject {
   /// The current run ended: its result was handed to its `done`, or it failed.
   void finished();
 
+ Q_SIGNALS:
+  // Internal: a worker's report, queued to the GUI thread.
+  void flightProgressed(quint64 id, qint64 done, qint64 total, const QString& what,
+                        QPrivateSignal);
+  void flightLanded(quint64 id, QPrivateSignal);
+
  private:
   using Body = std::function<void(const tb::StopToken&, const tb::ProgressFn&)>;
   using Delivery = std::function<void()>;
@@ -121,21 +126,23 @@ class BackgroundTask : public QObject {
     Body body;
     Delivery deliver;
   };
-  struct Flight {
-    QFuture<void> future;
-    tb::StopSource stop;
-  };
+  struct Flight;
+  class FlightRunnable;
 
   bool launch(Body body, Delivery deliver);
   void run(Job job);
+  void pruneFinished();
   void supersede();
+  void land(quint64 id);
   void finish(quint64 id, const Delivery& deliver, const QString& failure);
   void report(quint64 id, qint64 done, qint64 total, const QString& what);
 
   Policy policy_;
   QTimer debounce_;
-  std::optional<Job> waiting_;   ///< Debounce: the work the interval will start
-  std::vector<Flight> flights_;  ///< every run not yet finished, current or superseded
+  std::optional<Job> waiting_;  ///< Debounce: the work the interval will start
+  /// Every run whose worker may not have finished, current or superseded
+  /// (shared with its worker); the destructor waits for each.
+  std::vector<std::shared_ptr<Flight>> flights_;
   tb::StopSource currentStop_;
   quint64 current_ = 0;  ///< id of the run whose result is wanted; 0: none
   quint64 lastId_ = 0;
