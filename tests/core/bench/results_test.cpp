@@ -109,6 +109,22 @@ TEST(Results, DamageIsReportedWithItsJsonPath) {
       << parsed.error().message;
 }
 
+// Found by the results fuzzer: a whole number too large for the int it is
+// read into passed the schema's "integer" and overflowed the conversion.
+TEST(Results, IntegersTooLargeForTheirFieldAreRefusedWithTheirPath) {
+  std::string json = resultsToJson(sampleResults());
+  const std::string needle = "\"repeat\": 1";
+  ASSERT_NE(json.find(needle), std::string::npos);
+  json.replace(json.find(needle), needle.size(), "\"repeat\": 2.5e117");
+  const auto parsed = parseResults(json, "big.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("big.json: $.configurations[0].runs[1].repeat"),
+            std::string::npos)
+      << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("above the maximum"), std::string::npos)
+      << parsed.error().message;
+}
+
 TEST(Results, NotJsonAndMissingFilesAreRefused) {
   const auto garbage = parseResults("{ nope", "x.json");
   ASSERT_FALSE(garbage);
