@@ -125,6 +125,15 @@ TEST(RunRecords, AModelMustBeCompleteAndTheErrorNamesTheField) {
   auto bad = modelFromJson(partial);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("kv_heads"), std::string::npos);
+  // Found by the run directory's fuzzer: a whole number too large for the
+  // shape's int64 (9.2e20) must be refused, not converted.
+  for (const char* number : {"9.2e20", "64.0", "18446744073709551615", "\"64\""}) {
+    nlohmann::json huge = modelToJson(model);
+    huge["dim"] = nlohmann::json::parse(number);
+    auto refused = modelFromJson(huge);
+    ASSERT_FALSE(refused.ok()) << number;
+    EXPECT_NE(refused.error().message.find("'dim'"), std::string::npos) << refused.error().message;
+  }
   auto noModel = configFromJson(nlohmann::json::parse(R"({"steps":3})"));
   ASSERT_FALSE(noModel.ok());
   EXPECT_NE(noModel.error().message.find("'model'"), std::string::npos);
