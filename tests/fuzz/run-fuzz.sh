@@ -9,6 +9,8 @@
 # named after what it found).
 #
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS|runs:N] [NAME...]   (default 600 s, every target)
+# FUZZ_JOBS=K runs K targets at a time (default 1): the long run is 37 targets
+# x 10 minutes, about 6 hours one at a time, 3 on two cores.
 # runs:N runs N inputs per target from seed 1 instead, which is how CI runs
 # it (.ci/run): repeatable on one machine, though another machine's run can
 # take a different path (it found an input here that a local run had not).
@@ -33,9 +35,11 @@ summary="$out/summary.md"
   echo "|---|---|---|---|---|---|---|"
 } > "$summary"
 
-failed=0
-for name in "${targets[@]}"; do
-  line=$(grep -E "^$name[[:space:]]" tests/fuzz/targets.txt) || { echo "unknown target $name" >&2; exit 2; }
+# One target: fuzz it, write its summary row to $out/rows/NAME, and return
+# non-zero when it crashed, leaked or timed out.
+fuzz_target() {
+  local name=$1 line dict globs corpus log status=0
+  line=$(grep -E "^$name[[:space:]]" tests/fuzz/targets.txt) || { echo "unknown target $name" >&2; return 2; }
   read -r _ dict globs <<< "$line"
   corpus="$out/corpus/$name"
   # A runs:N budget starts from the seeds alone, so that it is repeatable.
@@ -47,7 +51,7 @@ for name in "${targets[@]}"; do
   done
   [[ -d tests/fuzz/regressions/$name ]] && cp -- tests/fuzz/regressions/"$name"/* "$corpus/" 2>/dev/null || true
   shopt -u nullglob
-  args=(-timeout=5 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/findings/$name/")
+  local args=(-timeout=5 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/findings/$name/")
   if [[ $budget == runs:* ]]; then
     args+=(-runs="${budget#runs:}" -seed=1)
   else
@@ -55,23 +59,43 @@ for name in "${targets[@]}"; do
   fi
   [[ $dict != - ]] && args+=(-dict="tests/fuzz/dict/$dict")
   log="$out/$name.log"
-  status=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$out/bin/fuzz_$name" "${args[@]}" "$corpus" > "$log" 2>&1 || status=$?
   # libFuzzer's final statistics (-print_final_stats) and its last cov: line.
   stat() { { grep -oE "$1: *[0-9]+" "$log" || true; } | awk '{print $NF}' | tail -1; }
+  local executions rate coverage entries found
   executions=$(stat 'stat::number_of_executed_units')
   rate=$(stat 'stat::average_exec_per_sec')
   coverage=$(stat ' cov')
   entries=$(find "$corpus" -type f | wc -l)
   found=$(find "$out/findings/$name" -type f | wc -l)
-  echo "| $name | $budget | ${executions:-?} | ${rate:-?} | ${coverage:-?} | $entries | $found |" >> "$summary"
+  echo "| $name | $budget | ${executions:-?} | ${rate:-?} | ${coverage:-?} | $entries | $found |" > "$out/rows/$name"
   if ((status != 0 || found > 0)); then
-    failed=1
     echo "fuzz_$name: exit $status, $found finding(s); see $log" >&2
     grep -E 'ERROR|SUMMARY|timeout|leak' "$log" | head -5 >&2 || true
+    return 1
   fi
+}
+
+rm -rf "$out/rows" && mkdir -p "$out/rows"
+jobs=${FUZZ_JOBS:-1}
+failed=0
+running=0
+for name in "${targets[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_target "$name" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+for name in "${targets[@]}"; do
+  cat "$out/rows/$name" 2>/dev/null >> "$summary" || echo "| $name | $budget | no result |||||" >> "$summary"
 done
 cat "$summary"
 exit "$failed"
