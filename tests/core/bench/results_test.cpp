@@ -97,11 +97,17 @@ TEST(Results, SaveAndLoadThroughAFile) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Results, DamageIsReportedWithItsJsonPath) {
+/// The sample results with the first `needle` replaced, or empty if it is not there.
+std::string damagedSample(const std::string& needle, const std::string& replacement) {
   std::string json = resultsToJson(sampleResults());
-  const std::string needle = "\"label\": \"AC2\"";
-  ASSERT_NE(json.find(needle), std::string::npos);
-  json.replace(json.find(needle), needle.size(), "\"label\": \"AC3\"");
+  const auto at = json.find(needle);
+  if (at == std::string::npos) return {};
+  return json.replace(at, needle.size(), replacement);
+}
+
+TEST(Results, DamageIsReportedWithItsJsonPath) {
+  const std::string json = damagedSample("\"label\": \"AC2\"", "\"label\": \"AC3\"");
+  ASSERT_FALSE(json.empty());
   const auto parsed = parseResults(json, "bad.json");
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().kind, ErrorKind::Parse);
@@ -112,10 +118,8 @@ TEST(Results, DamageIsReportedWithItsJsonPath) {
 // Found by the results fuzzer: a whole number too large for the int it is
 // read into passed the schema's "integer" and overflowed the conversion.
 TEST(Results, IntegersTooLargeForTheirFieldAreRefusedWithTheirPath) {
-  std::string json = resultsToJson(sampleResults());
-  const std::string needle = "\"repeat\": 1";
-  ASSERT_NE(json.find(needle), std::string::npos);
-  json.replace(json.find(needle), needle.size(), "\"repeat\": 2.5e117");
+  const std::string json = damagedSample("\"repeat\": 1", "\"repeat\": 2.5e117");
+  ASSERT_FALSE(json.empty());
   const auto parsed = parseResults(json, "big.json");
   ASSERT_FALSE(parsed);
   EXPECT_NE(parsed.error().message.find("big.json: $.configurations[0].runs[1].repeat"),
