@@ -13,10 +13,14 @@
 // for the engine and for DDP, the engine over DDP at 2 ranks against the
 // engine over eager at 1 rank, and how long backward's end waits on
 // communication with buckets against one all-reduce.
+// Rank 0's CPU time per step (every thread: compute and the collectives)
+// beside its wall time says where a multi-rank step's extra time goes: the
+// collectives' own work, or waiting.
 //
 //   ddp_scaling [--model small] [--repeats 3] [--steps 16] [--warmup 4]
 //               [--threads 1] [--out results.json]
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -44,6 +48,7 @@ struct Side {
   std::vector<double> tokensPerSecond;  ///< one per repeat, global
   std::vector<double> stepSeconds;      ///< medians per repeat
   std::vector<double> waitSeconds;      ///< medians per repeat (engine, several ranks)
+  std::vector<double> cpuSeconds;       ///< rank 0's CPU time per step, medians per repeat
   std::vector<double> loads;
 };
 
@@ -94,6 +99,7 @@ nlohmann::json sideJson(const Side& side) {
                       {"median_step_s", tb::perf::median(side.stepSeconds)},
                       {"load_before", side.loads}};
   if (!side.waitSeconds.empty()) json["median_comm_wait_s"] = tb::perf::median(side.waitSeconds);
+  if (!side.cpuSeconds.empty()) json["median_cpu_s"] = tb::perf::median(side.cpuSeconds);
   return json;
 }
 
@@ -118,13 +124,13 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Side> sides{
-      {"engine x1", true, {1, {}}, {}, {}, {}, {}},
-      {"engine x2", true, {kRanks, {}}, {}, {}, {}, {}},
-      {"eager x1", false, {1, {}}, {}, {}, {}, {}},
-      {"DDP x2", false, {kRanks, {}}, {}, {}, {}, {}},
-      {"engine compiled x1", true, {1, {"--compile", "on"}}, {}, {}, {}, {}},
-      {"engine compiled x2", true, {kRanks, {"--compile", "on"}}, {}, {}, {}, {}},
-      {"engine x2, one all-reduce", true, {kRanks, {"--bucket-mb", "0"}}, {}, {}, {}, {}},
+      {"engine x1", true, {1, {}}, {}, {}, {}, {}, {}},
+      {"engine x2", true, {kRanks, {}}, {}, {}, {}, {}, {}},
+      {"eager x1", false, {1, {}}, {}, {}, {}, {}, {}},
+      {"DDP x2", false, {kRanks, {}}, {}, {}, {}, {}, {}},
+      {"engine compiled x1", true, {1, {"--compile", "on"}}, {}, {}, {}, {}, {}},
+      {"engine compiled x2", true, {kRanks, {"--compile", "on"}}, {}, {}, {}, {}, {}},
+      {"engine x2, one all-reduce", true, {kRanks, {"--bucket-mb", "0"}}, {}, {}, {}, {}, {}},
   };
   const double tokensPerRankStep = static_cast<double>(setup.model.batch * setup.model.seq);
   for (int repeat = 0; repeat < repeats; ++repeat) {
@@ -142,6 +148,7 @@ int main(int argc, char** argv) {
       if (!run->commWaitSeconds.empty()) {
         side.waitSeconds.push_back(tb::perf::median(run->commWaitSeconds));
       }
+      if (!run->cpuSeconds.empty()) side.cpuSeconds.push_back(tb::perf::median(run->cpuSeconds));
       std::fprintf(stderr, "repeat %d/%d %-26s %8.1f tok/s  step %.4f s\n", repeat + 1, repeats,
                    side.name.c_str(), side.tokensPerSecond.back(), step);
     }
@@ -158,15 +165,17 @@ int main(int argc, char** argv) {
   const double ddpScaling = ratio(ddp2, eager1) / kRanks;
   const double compiledScaling = ratio(compiled2, compiled1) / kRanks;
 
-  std::printf("| side | processes x threads | tokens/s (median of %d) | step s | comm wait s |\n"
-              "|---|---|---|---|---|\n",
+  std::printf("| side | processes x threads | tokens/s (median of %d) | step s | CPU s | "
+              "comm wait s |\n|---|---|---|---|---|---|\n",
               repeats);
+  const auto cell = [](const std::vector<double>& values) {
+    return values.empty() ? std::string("-") : std::to_string(tb::perf::median(values));
+  };
   for (const Side& side : sides) {
-    const std::string wait =
-        side.waitSeconds.empty() ? "-" : std::to_string(tb::perf::median(side.waitSeconds));
-    std::printf("| %s | %d x %d | %.1f | %.4f | %s |\n", side.name.c_str(), side.shape.processes,
-                setup.threads, tb::perf::median(side.tokensPerSecond),
-                tb::perf::median(side.stepSeconds), wait.c_str());
+    std::printf("| %s | %d x %d | %.1f | %.4f | %s | %s |\n", side.name.c_str(),
+                side.shape.processes, setup.threads, tb::perf::median(side.tokensPerSecond),
+                tb::perf::median(side.stepSeconds), cell(side.cpuSeconds).c_str(),
+                cell(side.waitSeconds).c_str());
   }
   std::printf("\nscaling efficiency at %d ranks: engine %.3f, compiled engine %.3f, "
               "PyTorch DDP %.3f\n",
@@ -175,6 +184,20 @@ int main(int argc, char** argv) {
               "(compiled %.3f)\n",
               kRanks, ratio(engine2, ddp2), ratio(compiled2, ddp2), ratio(engine1, eager1),
               ratio(compiled1, eager1));
+  // What a rank's step costs in CPU beyond the same step alone: the
+  // collectives' own work (Gloo's reductions, the loopback copies), which on
+  // a machine with a core per rank and nothing spare comes out of compute.
+  const auto extraCpu = [](const Side& many, const Side& one) {
+    if (many.cpuSeconds.empty() || one.cpuSeconds.empty()) return std::nan("");
+    return tb::perf::median(many.cpuSeconds) - tb::perf::median(one.cpuSeconds);
+  };
+  const auto extraStep = [](const Side& many, const Side& one) {
+    return tb::perf::median(many.stepSeconds) - tb::perf::median(one.stepSeconds);
+  };
+  std::printf("a %d-rank step over a 1-rank step: engine +%.4f s wall, +%.4f s CPU; "
+              "PyTorch DDP +%.4f s wall, +%.4f s CPU (rank 0)\n",
+              kRanks, extraStep(engine2, engine1), extraCpu(engine2, engine1),
+              extraStep(ddp2, eager1), extraCpu(ddp2, eager1));
   std::printf("comm wait after backward: %.4f s with buckets, %.4f s with one all-reduce "
               "(step %.4f s vs %.4f s)\n",
               tb::perf::median(engine2.waitSeconds), tb::perf::median(oneBucket.waitSeconds),
@@ -192,7 +215,10 @@ int main(int argc, char** argv) {
                         {"engine_over_ddp", ratio(engine2, ddp2)},
                         {"compiled_over_ddp", ratio(compiled2, ddp2)},
                         {"engine_over_eager", ratio(engine1, eager1)},
-                        {"compiled_over_eager", ratio(compiled1, eager1)}};
+                        {"compiled_over_eager", ratio(compiled1, eager1)},
+                        {"extra_cpu_s_per_rank_step",
+                         {{"engine", extraCpu(engine2, engine1)},
+                          {"pytorch_ddp", extraCpu(ddp2, eager1)}}}};
   for (const Side& side : sides) result["sides"][side.name] = sideJson(side);
   if (!out.empty()) {
     if (const auto written = tb::writeFileAtomically(out, result.dump(2)); !written) {

@@ -155,12 +155,15 @@ def main():
         model = torch.nn.parallel.DistributedDataParallel(wrapper)
         cfg["ddp"] = True
         torch.manual_seed(args.seed + 1000 * rank)  # each rank its own tokens
-    step_times, losses, phases = [], [], Phases()
+    step_times, cpu_times, losses, phases = [], [], [], Phases()
     for _ in range(args.steps):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         losses.append(train_step(model, optimizer, cfg, phases))
         step_times.append(time.perf_counter() - start)
-    result = {"step_times": step_times, "losses": losses, "threads": torch.get_num_threads(),
+        # Every thread of the process, Gloo's included, as the engine's cpu_s.
+        cpu_times.append(time.process_time() - cpu_start)
+    result = {"step_times": step_times, "cpu_times": cpu_times, "losses": losses,
+              "threads": torch.get_num_threads(),
               "torch_version": torch.__version__,
               "phase_seconds": {k: v / args.steps for k, v in phases.seconds.items()}}
     if args.profile > 0:

@@ -75,6 +75,7 @@ Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
   if (!eventText) return eventText.error();
   std::vector<double> steps;
   std::vector<double> waits;
+  std::vector<double> cpu;
   try {
     const auto summary = nlohmann::json::parse(result->standardOutput);
     run.matmulGflops = summary.at("matmul_gflops").get<double>();
@@ -85,6 +86,7 @@ Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
       if (event.value("event", "") != "step") continue;
       steps.push_back(event.at("step_time_s"));
       if (event.contains("comm_wait_s")) waits.push_back(event.at("comm_wait_s"));
+      if (event.contains("cpu_s")) cpu.push_back(event.at("cpu_s"));
     }
   } catch (const nlohmann::json::exception& error) {
     return makeError(ErrorKind::Runtime, "unexpected output of trainbench run: " +
@@ -94,6 +96,7 @@ Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
   std::filesystem::remove(events);
   run.stepSeconds = dropWarmup(steps, setup.warmupSteps);
   run.commWaitSeconds = dropWarmup(waits, setup.warmupSteps);
+  run.cpuSeconds = dropWarmup(cpu, setup.warmupSteps);
   if (run.stepSeconds.empty()) {
     return makeError(ErrorKind::Runtime, "trainbench run reported no steps past the warm-up");
   }
@@ -141,6 +144,10 @@ Expected<SideRun> runEager(const BenchSetup& setup, const SideShape& shape) {
     run.stepSeconds =
         dropWarmup(document.at("step_times").get<std::vector<double>>(), setup.warmupSteps);
     run.lossFirst = document.at("losses").at(0).get<double>();
+    if (document.contains("cpu_times")) {
+      run.cpuSeconds =
+          dropWarmup(document.at("cpu_times").get<std::vector<double>>(), setup.warmupSteps);
+    }
   } catch (const nlohmann::json::exception& error) {
     return makeError(ErrorKind::Runtime, "unexpected output of " + setup.eagerScript + ": " +
                                              std::string(error.what()));

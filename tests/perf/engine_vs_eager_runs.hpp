@@ -36,6 +36,9 @@ struct SideRun {
   /// Data-parallel engine runs: each measured step's wait on collectives
   /// after backward (`comm_wait_s` of rank 0's step events).
   std::vector<double> commWaitSeconds;
+  /// Each measured step's CPU time, every thread of rank 0's process
+  /// (`cpu_s` of the engine's step events; time.process_time() in Python).
+  std::vector<double> cpuSeconds;
 };
 
 /// How one side runs: its processes (1: one, else data-parallel workers of

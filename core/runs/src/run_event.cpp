@@ -45,6 +45,7 @@ Expected<StepSample> parseStep(const json& object) {
   sample.gradNorm = numberOr(object, "grad_norm", 0.0);
   sample.learningRate = numberOr(object, "lr", 0.0);
   sample.commWaitSeconds = optionalNumber(object, "comm_wait_s");
+  sample.cpuSeconds = optionalNumber(object, "cpu_s");
   return sample;
 }
 
@@ -79,6 +80,7 @@ json toJson(const StepSample& sample) {
               {"grad_norm", sample.gradNorm},
               {"lr", sample.learningRate}};
   if (sample.commWaitSeconds) object["comm_wait_s"] = *sample.commWaitSeconds;
+  if (sample.cpuSeconds) object["cpu_s"] = *sample.cpuSeconds;
   return object;
 }
 

@@ -17,11 +17,13 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <iostream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -291,6 +293,13 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
       EXPECT_EQ(rankSteps[rank][i]["step"], i + 1);
       EXPECT_GT(rankSteps[rank][i]["live_bytes"].get<double>(), 0.0);
       EXPECT_GE(rankSteps[rank][i]["peak_bytes"], rankSteps[rank][i]["live_bytes"]);
+      // The step's CPU time, every thread of the rank: some, and no more
+      // than every core of the machine busy for the whole step.
+      const double cpu = rankSteps[rank][i]["cpu_s"].get<double>();
+      EXPECT_GT(cpu, 0.0);
+      EXPECT_LE(cpu, rankSteps[rank][i]["step_time_s"].get<double>() *
+                         std::max(1U, std::thread::hardware_concurrency()) + 0.01);
+      EXPECT_TRUE(rankSteps[rank][i].contains("comm_wait_s"));
     }
     EXPECT_LE(rankSteps[rank].back()["peak_bytes"].get<double>(),
               summary["ranks"][rank]["peak_bytes"].get<double>());

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tb/runs/run_event.hpp"
 
@@ -17,7 +18,8 @@ constexpr const char* kStart =
     R"("run_dir":"/tmp/r","event":"start","elapsed_s":0.5})";
 constexpr const char* kStep =
     R"({"step":3,"loss":6.25,"step_time_s":0.02,"tokens_per_s":12800.0,"live_bytes":4096,)"
-    R"("peak_bytes":8192,"grad_norm":1.5,"lr":0.0003,"event":"step","elapsed_s":0.7})";
+    R"("peak_bytes":8192,"grad_norm":1.5,"lr":0.0003,"comm_wait_s":0.004,"cpu_s":0.035,)"
+    R"("event":"step","elapsed_s":0.7})";
 constexpr const char* kEnd =
     R"({"summary":{"status":"oom","model":"tiny","steps":2,"tokens_per_s":100.0,)"
     R"("peak_bytes":999,"loss_first":6.3,"loss_last":null,"message":"needed 4096"},)"
@@ -47,6 +49,18 @@ TEST(ParseEventLine, StepCarriesEveryMeasurement) {
   EXPECT_EQ(event->sample.peakBytes, 8192U);
   EXPECT_DOUBLE_EQ(event->sample.gradNorm, 1.5);
   EXPECT_DOUBLE_EQ(event->sample.learningRate, 0.0003);
+  EXPECT_EQ(event->sample.commWaitSeconds, 0.004);
+  EXPECT_EQ(event->sample.cpuSeconds, 0.035);
+  // Written back, the optional measurements survive; absent, they stay absent.
+  nlohmann::json written = toJson(event->sample);
+  written["event"] = "step";
+  auto again = parseEventLine(written.dump());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->sample, event->sample);
+  auto older = parseEventLine(R"({"event":"step","step":1,"loss":2.0})");
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_FALSE(older->sample.commWaitSeconds.has_value());
+  EXPECT_FALSE(older->sample.cpuSeconds.has_value());
 }
 
 TEST(ParseEventLine, RankStepIsOneRanksOwnStepAsTheLauncherForwardsIt) {

@@ -16,6 +16,7 @@
 #include "training/training_loop.hpp"
 
 #include <ATen/ATen.h>
+#include <time.h>
 
 #include <chrono>
 #include <memory>
@@ -31,6 +32,14 @@
 
 namespace tb::engine {
 namespace {
+
+/// CPU seconds of every thread of this process so far: the intra-op pool,
+/// BLAS, and c10d's communication threads, whose work a wall clock hides.
+double processCpuSeconds() {
+  timespec now{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return 0.0;
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
 
 constexpr double kMaxGradNorm = 1.0;
 constexpr std::size_t kHeldOutBatches = 8;
@@ -137,6 +146,7 @@ class StepReporter {
       sample.gradNorm = gradNorm;
       sample.learningRate = learningRate_;
       sample.commWaitSeconds = step.record.commWaitSeconds;
+      sample.cpuSeconds = step.record.cpuSeconds;
       events_->emitStep(sample);
     }
     pending_.clear();
@@ -274,6 +284,7 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
     summary.state = RunState::Completed;
     for (std::int64_t step = firstStep; step <= config.steps; ++step) {
       const auto start = std::chrono::steady_clock::now();
+      const double cpuAtStart = processCpuSeconds();
       bool stop = config.stop.stopRequested();
       if (vote) stop = vote->agreedBefore(step, stop);
       const std::chrono::duration<double> agreeing = std::chrono::steady_clock::now() - start;
@@ -307,7 +318,8 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
       summary.steps = step;
-      StepRecord record{elapsed.count(), rows.size(0) * seq * ranks, std::nullopt};
+      StepRecord record{elapsed.count(), rows.size(0) * seq * ranks, std::nullopt,
+                        processCpuSeconds() - cpuAtStart};
       if (sync) record.commWaitSeconds = agreeing.count() + waiting.count();
       records.push_back(record);
       reporter.add({step, seq, loss.detach(), std::move(gradNorm), record, memoryNow(device)});

@@ -43,6 +43,8 @@ struct StepRecord {
   /// Data parallelism: the part of `seconds` spent waiting on collectives
   /// after backward (the stop agreement and the gradient buckets).
   std::optional<double> commWaitSeconds;
+  /// CPU time of the whole process during the step (every thread's).
+  double cpuSeconds = 0.0;
 };
 
 /// Runs the steps and fills status, message, steps, losses and memory of

@@ -44,6 +44,10 @@ struct StepSample {
   /// backward (the gradient buckets still in flight, the stop agreement);
   /// absent for one process.
   std::optional<double> commWaitSeconds;
+  /// CPU time the process spent during the step, all its threads (compute,
+  /// and under data parallelism communication): beside stepTimeSeconds it
+  /// says how busy the step kept the cores. Absent in older event files.
+  std::optional<double> cpuSeconds;
 
   friend bool operator==(const StepSample&, const StepSample&) = default;
 };
