@@ -45,6 +45,9 @@ fuzz_target() {
   # A runs:N budget starts from the seeds alone, so that it is repeatable.
   [[ $budget == runs:* ]] && rm -rf "$corpus" "$out/findings/$name"
   mkdir -p "$corpus" "$out/findings/$name"
+  # An earlier run's findings stay for replaying; only this run's count.
+  local started="$out/findings/.started-$name"
+  : > "$started"
   shopt -s nullglob
   for glob in $globs; do
     for seed in $glob; do [[ -f $seed ]] && cp -- "$seed" "$corpus/"; done
@@ -69,7 +72,7 @@ fuzz_target() {
   rate=$(stat 'stat::average_exec_per_sec')
   coverage=$(stat ' cov')
   entries=$(find "$corpus" -type f | wc -l)
-  found=$(find "$out/findings/$name" -type f | wc -l)
+  found=$(find "$out/findings/$name" -maxdepth 1 -type f -newer "$started" | wc -l)
   echo "| $name | $budget | ${executions:-?} | ${rate:-?} | ${coverage:-?} | $entries | $found |" > "$out/rows/$name"
   if ((status != 0 || found > 0)); then
     echo "fuzz_$name: exit $status, $found finding(s); see $log" >&2
