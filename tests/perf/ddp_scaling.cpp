@@ -32,6 +32,7 @@
 
 #include "engine_vs_eager_runs.hpp"
 #include "tb/common/atomic_file.hpp"
+#include "tb/engine/blas_kernels.hpp"
 
 namespace {
 
@@ -106,6 +107,11 @@ nlohmann::json sideJson(const Side& side) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The eager side loads the same OpenBLAS as trainbench: it gets the kernel
+  // family trainbench picks for itself (on a CPU newer than the library's
+  // table, the generic SSE3 fallback multiplies about 4x slower), inherited
+  // through the environment, so that both sides multiply on the same kernels.
+  tb::engine::restartWithBlasKernelsForThisCpu(argv);
   BenchSetup setup;
   setup.trainbench = TB_TRAINBENCH_BINARY;
   setup.python = "/usr/bin/python3";

@@ -21,6 +21,7 @@
 
 #include "engine_vs_eager_runs.hpp"
 #include "tb/common/atomic_file.hpp"
+#include "tb/engine/blas_kernels.hpp"
 #include "tb/engine/run_config.hpp"
 #include "tb/common/host_cores.hpp"
 
@@ -111,6 +112,11 @@ void record(Side& side, const SideRun& run, double tokensPerStep) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The eager side loads the same OpenBLAS as trainbench: it gets the kernel
+  // family trainbench picks for itself (on a CPU newer than the library's
+  // table, the generic SSE3 fallback multiplies about 4x slower), inherited
+  // through the environment, so that both sides multiply on the same kernels.
+  tb::engine::restartWithBlasKernelsForThisCpu(argv);
   Options options;
   BenchSetup& setup = options.setup;
   setup.trainbench = TB_TRAINBENCH_BINARY;

@@ -170,6 +170,9 @@ def main():
         result["ops"] = op_table(model, optimizer, cfg, args.profile)
     if args.ddp:
         result["world_size"] = torch.distributed.get_world_size()
+        # Leave together: once, rank 0 was left asleep in its teardown after
+        # rank 1 had already gone (2026-12-03).
+        torch.distributed.barrier()
         torch.distributed.destroy_process_group()
     if rank != 0:
         return 0
