@@ -28,6 +28,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine_vs_eager_runs.hpp"
@@ -129,14 +130,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  const auto makeSide = [](std::string name, bool engine, SideShape shape) {
+    Side made;
+    made.name = std::move(name);
+    made.engine = engine;
+    made.shape = std::move(shape);
+    return made;
+  };
   std::vector<Side> sides{
-      {"engine x1", true, {1, {}}, {}, {}, {}, {}, {}},
-      {"engine x2", true, {kRanks, {}}, {}, {}, {}, {}, {}},
-      {"eager x1", false, {1, {}}, {}, {}, {}, {}, {}},
-      {"DDP x2", false, {kRanks, {}}, {}, {}, {}, {}, {}},
-      {"engine compiled x1", true, {1, {"--compile", "on"}}, {}, {}, {}, {}, {}},
-      {"engine compiled x2", true, {kRanks, {"--compile", "on"}}, {}, {}, {}, {}, {}},
-      {"engine x2, one all-reduce", true, {kRanks, {"--bucket-mb", "0"}}, {}, {}, {}, {}, {}},
+      makeSide("engine x1", true, {1, {}}),
+      makeSide("engine x2", true, {kRanks, {}}),
+      makeSide("eager x1", false, {1, {}}),
+      makeSide("DDP x2", false, {kRanks, {}}),
+      makeSide("engine compiled x1", true, {1, {"--compile", "on"}}),
+      makeSide("engine compiled x2", true, {kRanks, {"--compile", "on"}}),
+      makeSide("engine x2, one all-reduce", true, {kRanks, {"--bucket-mb", "0"}}),
   };
   const double tokensPerRankStep = static_cast<double>(setup.model.batch * setup.model.seq);
   for (int repeat = 0; repeat < repeats; ++repeat) {
