@@ -1,7 +1,8 @@
 // ddp_scaling: the engine's data parallelism against PyTorch's own DDP, side
 // by side in one run (issue "Data-parallel training across processes and
-// nodes"; docs/PERF.md). Every repeat runs, in this order, so that drift of
-// the machine falls on every side alike:
+// nodes"; docs/PERF.md). Every repeat runs these sides, in this order and
+// the next repeat in the reverse one, so that a drift of the machine's speed
+// falls on every side alike:
 //
 //   engine 1 rank, engine 2 ranks, eager 1 rank, DDP 2 ranks (torchrun, Gloo),
 //   compiled engine 1 rank, compiled engine 2 ranks, engine 2 ranks with one
@@ -12,7 +13,11 @@
 // scaling efficiency (2-rank global tokens/s over twice the 1-rank tokens/s)
 // for the engine and for DDP, the engine over DDP at 2 ranks against the
 // engine over eager at 1 rank, and how long backward's end waits on
-// communication with buckets against one all-reduce.
+// communication with buckets against one all-reduce. Each ratio is taken
+// within a repeat, between sides that ran minutes apart at most, and the
+// median over the repeats reported with its range: a host whose speed drifts
+// by a quarter within minutes moves the sides' medians further than the
+// effects measured here, but both sides of a pair alike.
 // Rank 0's CPU time per step (every thread: compute and the collectives)
 // beside its wall time says where a multi-rank step's extra time goes: the
 // collectives' own work, or waiting.
@@ -90,8 +95,24 @@ std::string parse(int argc, char** argv, BenchSetup& setup, int& repeats, std::s
   return {};
 }
 
-double ratio(const Side& a, const Side& b) {
-  return tb::perf::median(a.tokensPerSecond) / tb::perf::median(b.tokensPerSecond);
+/// a's tokens/s over b's, repeat by repeat.
+std::vector<double> ratios(const Side& a, const Side& b, double scale = 1.0) {
+  std::vector<double> each;
+  for (std::size_t r = 0; r < std::min(a.tokensPerSecond.size(), b.tokensPerSecond.size()); ++r) {
+    each.push_back(a.tokensPerSecond[r] / b.tokensPerSecond[r] * scale);
+  }
+  return each;
+}
+
+std::string summarised(const std::vector<double>& each) {
+  const auto [low, high] = std::minmax_element(each.begin(), each.end());
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f (%.3f-%.3f)", tb::perf::median(each), *low, *high);
+  return text;
+}
+
+nlohmann::json ratioJson(const std::vector<double>& each) {
+  return {{"median", tb::perf::median(each)}, {"repeats", each}};
 }
 
 nlohmann::json sideJson(const Side& side) {
@@ -148,7 +169,8 @@ int main(int argc, char** argv) {
   };
   const double tokensPerRankStep = static_cast<double>(setup.model.batch * setup.model.seq);
   for (int repeat = 0; repeat < repeats; ++repeat) {
-    for (std::size_t i = 0; i < sides.size(); ++i) {
+    for (std::size_t n = 0; n < sides.size(); ++n) {
+      const std::size_t i = repeat % 2 == 0 ? n : sides.size() - 1 - n;
       Side& side = sides[i];
       auto run = side.engine
                      ? tb::perf::runEngine(setup, std::to_string(repeat) + "-" + std::to_string(i),
@@ -175,9 +197,10 @@ int main(int argc, char** argv) {
   const Side& compiled1 = sides[4];
   const Side& compiled2 = sides[5];
   const Side& oneBucket = sides[6];
-  const double engineScaling = ratio(engine2, engine1) / kRanks;
-  const double ddpScaling = ratio(ddp2, eager1) / kRanks;
-  const double compiledScaling = ratio(compiled2, compiled1) / kRanks;
+  const double half = 1.0 / kRanks;
+  const auto engineScaling = ratios(engine2, engine1, half);
+  const auto ddpScaling = ratios(ddp2, eager1, half);
+  const auto compiledScaling = ratios(compiled2, compiled1, half);
 
   std::printf("| side | processes x threads | tokens/s (median of %d) | step s | CPU s | "
               "comm wait s |\n|---|---|---|---|---|---|\n",
@@ -191,13 +214,16 @@ int main(int argc, char** argv) {
                 tb::perf::median(side.stepSeconds), cell(side.cpuSeconds).c_str(),
                 cell(side.waitSeconds).c_str());
   }
-  std::printf("\nscaling efficiency at %d ranks: engine %.3f, compiled engine %.3f, "
-              "PyTorch DDP %.3f\n",
-              kRanks, engineScaling, compiledScaling, ddpScaling);
-  std::printf("engine / DDP at %d ranks: %.3f (compiled %.3f); engine / eager at 1: %.3f "
-              "(compiled %.3f)\n",
-              kRanks, ratio(engine2, ddp2), ratio(compiled2, ddp2), ratio(engine1, eager1),
-              ratio(compiled1, eager1));
+  std::printf("\nratios within each repeat, median (range):\n"
+              "scaling efficiency at %d ranks: engine %s, compiled engine %s, PyTorch DDP %s\n",
+              kRanks, summarised(engineScaling).c_str(), summarised(compiledScaling).c_str(),
+              summarised(ddpScaling).c_str());
+  std::printf("engine / DDP at %d ranks: %s (compiled %s); engine / eager at 1: %s "
+              "(compiled %s)\n",
+              kRanks, summarised(ratios(engine2, ddp2)).c_str(),
+              summarised(ratios(compiled2, ddp2)).c_str(),
+              summarised(ratios(engine1, eager1)).c_str(),
+              summarised(ratios(compiled1, eager1)).c_str());
   // What a rank's step costs in CPU beyond the same step alone: the
   // collectives' own work (Gloo's reductions, the loopback copies), which on
   // a machine with a core per rank and nothing spare comes out of compute.
@@ -223,13 +249,13 @@ int main(int argc, char** argv) {
                         {"steps", setup.steps},
                         {"warmup_steps", setup.warmupSteps},
                         {"scaling_efficiency",
-                         {{"engine", engineScaling},
-                          {"engine_compiled", compiledScaling},
-                          {"pytorch_ddp", ddpScaling}}},
-                        {"engine_over_ddp", ratio(engine2, ddp2)},
-                        {"compiled_over_ddp", ratio(compiled2, ddp2)},
-                        {"engine_over_eager", ratio(engine1, eager1)},
-                        {"compiled_over_eager", ratio(compiled1, eager1)},
+                         {{"engine", ratioJson(engineScaling)},
+                          {"engine_compiled", ratioJson(compiledScaling)},
+                          {"pytorch_ddp", ratioJson(ddpScaling)}}},
+                        {"engine_over_ddp", ratioJson(ratios(engine2, ddp2))},
+                        {"compiled_over_ddp", ratioJson(ratios(compiled2, ddp2))},
+                        {"engine_over_eager", ratioJson(ratios(engine1, eager1))},
+                        {"compiled_over_eager", ratioJson(ratios(compiled1, eager1))},
                         {"extra_cpu_s_per_rank_step",
                          {{"engine", extraCpu(engine2, engine1)},
                           {"pytorch_ddp", extraCpu(ddp2, eager1)}}}};
