@@ -274,6 +274,12 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
   const double tokensPerStep = summary["tokens_per_s"].get<double>() *
                                summary["step_time_s"].get<double>();
   EXPECT_NEAR(tokensPerStep, 2.0 * 4 * 64, 1.0) << "2 ranks x batch 4 x seq 64";
+  // So is MFU's peak: both ranks' probed matrix-product rate, not rank 0's.
+  const double groupPeak = 2.0 * summary["matmul_gflops"].get<double>() * 1e9;
+  EXPECT_NEAR(summary["mfu"].get<double>(),
+              summary["tokens_per_s"].get<double>() * summary["flops_per_token"].get<double>() /
+                  groupPeak,
+              1e-9);
 
   // The launcher's event stream: rank 0's events, and every rank's own steps
   // as rank_step events carrying that rank's memory (the Runs page's gauge).

@@ -440,8 +440,11 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
     summary.tokensPerSecond =
         tokens / static_cast<double>(records.size()) / summary.stepTimeSeconds;
   }
+  // Tokens/s are the group's, so the peak is too: every rank probes the same
+  // threads on its own cores, and rank 0's rate stands for each of them.
   if (summary.matmulGflops > 0.0) {
-    summary.mfu = summary.tokensPerSecond * summary.flopsPerToken / (summary.matmulGflops * 1e9);
+    summary.mfu = summary.tokensPerSecond * summary.flopsPerToken /
+                  (summary.matmulGflops * 1e9 * summary.worldSize);
   }
   if (!summary.losses.empty()) {
     summary.lossFirst = summary.losses.front();
