@@ -170,18 +170,24 @@ def main():
         result["ops"] = op_table(model, optimizer, cfg, args.profile)
     if args.ddp:
         result["world_size"] = torch.distributed.get_world_size()
-        # Leave together: once, rank 0 was left asleep in its teardown after
-        # rank 1 had already gone (2026-12-03).
         torch.distributed.barrier()
-        torch.distributed.destroy_process_group()
-    if rank != 0:
-        return 0
-    if args.out:
-        with open(args.out + ".tmp", "w", encoding="utf-8") as out:
-            out.write(json.dumps(result))
-        os.replace(args.out + ".tmp", args.out)
-    else:
-        print(json.dumps(result))
+    if rank == 0:
+        if args.out:
+            with open(args.out + ".tmp", "w", encoding="utf-8") as out:
+                out.write(json.dumps(result))
+            os.replace(args.out + ".tmp", args.out)
+        else:
+            print(json.dumps(result))
+    if args.ddp:
+        # No teardown: in PyTorch 1.13 the DDP wrapper's destructor frees the
+        # Gloo group, whose destructor joins its worker threads while holding
+        # the GIL, and a worker releasing a tensor Python owns waits for the
+        # GIL: rank 0 hung there twice on 2026-12-03 (gdb: ~Reducer ->
+        # ~ProcessGroupGloo -> thread::join against runLoop ->
+        # ~TensorImpl -> PyEval_AcquireThread). Every result is out by now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 
