@@ -6,14 +6,16 @@
 //
 //   engine 1 rank, engine 2 ranks, eager 1 rank, DDP 2 ranks (torchrun, Gloo),
 //   compiled engine 1 rank, compiled engine 2 ranks, engine 2 ranks with one
-//   all-reduce after backward (--bucket-mb 0)
+//   all-reduce after backward (--bucket-mb 0), engine 2 ranks with AdamW's
+//   moments sharded (--zero 1)
 //
 // each rank with --threads threads (default 1) on the same model (the parity
 // test's reference, engine_vs_eager.py), each a fresh process. It reports
 // scaling efficiency (2-rank global tokens/s over twice the 1-rank tokens/s)
 // for the engine and for DDP, the engine over DDP at 2 ranks against the
 // engine over eager at 1 rank, and how long backward's end waits on
-// communication with buckets against one all-reduce. Each ratio is taken
+// communication with buckets against one all-reduce, and what sharding the
+// moments costs a step (the update's slices gathered after it). Each ratio is taken
 // within a repeat, between sides that ran minutes apart at most, and the
 // median over the repeats reported with its range: a host whose speed drifts
 // by a quarter within minutes moves the sides' medians further than the
@@ -166,6 +168,7 @@ int main(int argc, char** argv) {
       makeSide("engine compiled x1", true, {1, {"--compile", "on"}}),
       makeSide("engine compiled x2", true, {kRanks, {"--compile", "on"}}),
       makeSide("engine x2, one all-reduce", true, {kRanks, {"--bucket-mb", "0"}}),
+      makeSide("engine x2, ZeRO-1", true, {kRanks, {"--zero", "1"}}),
   };
   const double tokensPerRankStep = static_cast<double>(setup.model.batch * setup.model.seq);
   for (int repeat = 0; repeat < repeats; ++repeat) {
@@ -197,6 +200,7 @@ int main(int argc, char** argv) {
   const Side& compiled1 = sides[4];
   const Side& compiled2 = sides[5];
   const Side& oneBucket = sides[6];
+  const Side& zero1 = sides[7];
   const double half = 1.0 / kRanks;
   const auto engineScaling = ratios(engine2, engine1, half);
   const auto ddpScaling = ratios(ddp2, eager1, half);
@@ -242,6 +246,9 @@ int main(int argc, char** argv) {
               "(step %.4f s vs %.4f s)\n",
               tb::perf::median(engine2.waitSeconds), tb::perf::median(oneBucket.waitSeconds),
               tb::perf::median(engine2.stepSeconds), tb::perf::median(oneBucket.stepSeconds));
+  std::printf("ZeRO-1 at %d ranks: tokens/s over ZeRO-0's %s (step %.4f s vs %.4f s)\n", kRanks,
+              summarised(ratios(zero1, engine2)).c_str(), tb::perf::median(zero1.stepSeconds),
+              tb::perf::median(engine2.stepSeconds));
 
   nlohmann::json result{{"model", setup.presetName},
                         {"threads_per_rank", setup.threads},
@@ -256,6 +263,7 @@ int main(int argc, char** argv) {
                         {"compiled_over_ddp", ratioJson(ratios(compiled2, ddp2))},
                         {"engine_over_eager", ratioJson(ratios(engine1, eager1))},
                         {"compiled_over_eager", ratioJson(ratios(compiled1, eager1))},
+                        {"zero1_over_zero0", ratioJson(ratios(zero1, engine2))},
                         {"extra_cpu_s_per_rank_step",
                          {{"engine", extraCpu(engine2, engine1)},
                           {"pytorch_ddp", extraCpu(ddp2, eager1)}}}};
