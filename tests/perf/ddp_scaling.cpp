@@ -15,11 +15,11 @@
 // for the engine and for DDP, the engine over DDP at 2 ranks against the
 // engine over eager at 1 rank, and how long backward's end waits on
 // communication with buckets against one all-reduce, and what sharding the
-// moments costs a step (the update's slices gathered after it). Each ratio is taken
-// within a repeat, between sides that ran minutes apart at most, and the
-// median over the repeats reported with its range: a host whose speed drifts
-// by a quarter within minutes moves the sides' medians further than the
-// effects measured here, but both sides of a pair alike.
+// moments does to a step (the update's slices gathered after it). Each ratio
+// is taken within a repeat, between sides that ran minutes apart at most, and
+// the median over the repeats reported with its range: a host whose speed
+// drifts by a quarter within minutes moves the sides' medians further than
+// the effects measured here, but both sides of a pair alike.
 // Rank 0's CPU time per step (every thread: compute and the collectives)
 // beside its wall time says where a multi-rank step's extra time goes: the
 // collectives' own work, or waiting.
@@ -131,10 +131,7 @@ nlohmann::json sideJson(const Side& side) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The eager side loads the same OpenBLAS as trainbench: it gets the kernel
-  // family trainbench picks for itself (on a CPU newer than the library's
-  // table, the generic SSE3 fallback multiplies about 4x slower), inherited
-  // through the environment, so that both sides multiply on the same kernels.
+  // Both sides on trainbench's OpenBLAS kernels, as in engine_vs_eager.
   tb::engine::restartWithBlasKernelsForThisCpu(argv);
   BenchSetup setup;
   setup.trainbench = TB_TRAINBENCH_BINARY;
@@ -205,6 +202,11 @@ int main(int argc, char** argv) {
   const auto engineScaling = ratios(engine2, engine1, half);
   const auto ddpScaling = ratios(ddp2, eager1, half);
   const auto compiledScaling = ratios(compiled2, compiled1, half);
+  const auto engineOverDdp = ratios(engine2, ddp2);
+  const auto compiledOverDdp = ratios(compiled2, ddp2);
+  const auto engineOverEager = ratios(engine1, eager1);
+  const auto compiledOverEager = ratios(compiled1, eager1);
+  const auto zeroOneOverZero = ratios(zero1, engine2);
 
   std::printf("| side | processes x threads | tokens/s (median of %d) | step s | CPU s | "
               "comm wait s |\n|---|---|---|---|---|---|\n",
@@ -224,10 +226,10 @@ int main(int argc, char** argv) {
               summarised(ddpScaling).c_str());
   std::printf("engine / DDP at %d ranks: %s (compiled %s); engine / eager at 1: %s "
               "(compiled %s)\n",
-              kRanks, summarised(ratios(engine2, ddp2)).c_str(),
-              summarised(ratios(compiled2, ddp2)).c_str(),
-              summarised(ratios(engine1, eager1)).c_str(),
-              summarised(ratios(compiled1, eager1)).c_str());
+              kRanks, summarised(engineOverDdp).c_str(),
+              summarised(compiledOverDdp).c_str(),
+              summarised(engineOverEager).c_str(),
+              summarised(compiledOverEager).c_str());
   // What a rank's step costs in CPU beyond the same step alone: the
   // collectives' own work (Gloo's reductions, the loopback copies), which on
   // a machine with a core per rank and nothing spare comes out of compute.
@@ -247,7 +249,7 @@ int main(int argc, char** argv) {
               tb::perf::median(engine2.waitSeconds), tb::perf::median(oneBucket.waitSeconds),
               tb::perf::median(engine2.stepSeconds), tb::perf::median(oneBucket.stepSeconds));
   std::printf("ZeRO-1 at %d ranks: tokens/s over ZeRO-0's %s (step %.4f s vs %.4f s)\n", kRanks,
-              summarised(ratios(zero1, engine2)).c_str(), tb::perf::median(zero1.stepSeconds),
+              summarised(zeroOneOverZero).c_str(), tb::perf::median(zero1.stepSeconds),
               tb::perf::median(engine2.stepSeconds));
 
   nlohmann::json result{{"model", setup.presetName},
@@ -259,11 +261,11 @@ int main(int argc, char** argv) {
                          {{"engine", ratioJson(engineScaling)},
                           {"engine_compiled", ratioJson(compiledScaling)},
                           {"pytorch_ddp", ratioJson(ddpScaling)}}},
-                        {"engine_over_ddp", ratioJson(ratios(engine2, ddp2))},
-                        {"compiled_over_ddp", ratioJson(ratios(compiled2, ddp2))},
-                        {"engine_over_eager", ratioJson(ratios(engine1, eager1))},
-                        {"compiled_over_eager", ratioJson(ratios(compiled1, eager1))},
-                        {"zero1_over_zero0", ratioJson(ratios(zero1, engine2))},
+                        {"engine_over_ddp", ratioJson(engineOverDdp)},
+                        {"compiled_over_ddp", ratioJson(compiledOverDdp)},
+                        {"engine_over_eager", ratioJson(engineOverEager)},
+                        {"compiled_over_eager", ratioJson(compiledOverEager)},
+                        {"zero1_over_zero0", ratioJson(zeroOneOverZero)},
                         {"extra_cpu_s_per_rank_step",
                          {{"engine", extraCpu(engine2, engine1)},
                           {"pytorch_ddp", extraCpu(ddp2, eager1)}}}};
