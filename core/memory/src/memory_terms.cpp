@@ -222,8 +222,11 @@ double fixedOverheadBytes(const model::ModelConfig& model, const ParallelConfig&
                           Profile profile) {
   const double hd = d(model.dim) / d(model.heads);
   if (profile == Profile::Engine) {
-    // Token rows (int64, seq+1 wide) and the RoPE cos/sin tables.
-    return d(model.batch) * d(model.seq + 1) * 8 + 2 * d(model.seq) * (hd / 2) * 4;
+    // Token rows (int64, seq+1 wide) and the RoPE cos/sin tables; under data
+    // parallelism the fp32 [vocab] count of the embedding rows the ranks'
+    // tokens touch, summed while forward runs (gradient_sync.hpp).
+    const double touchedRows = parallel.dp > 1 ? 4 * d(model.vocab) : 0.0;
+    return d(model.batch) * d(model.seq + 1) * 8 + 2 * d(model.seq) * (hd / 2) * 4 + touchedRows;
   }
   double bytes = 64 * kMiB;  // cuBLAS / cuDNN workspaces through the caching allocator
   if (profile == Profile::DeepSpeed && parallel.zero <= 2 && parallel.dp > 1) {

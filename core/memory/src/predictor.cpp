@@ -163,10 +163,13 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   const bool stagedFsdp = torchtitan && p.pp > 1 && p.zero == 3;
   const double unshardedGrads = stagedFsdp ? 4.0 * shard : 0.0;
   // Data parallelism over per-tensor gradients (the engine's stock runtime)
-  // sums them in a communication buffer of every gradient, alive all run, as
-  // DDP's default buckets are; flat gradients are summed in place.
-  const double commBuffer =
-      input.profile == Profile::Engine && p.dp > 1 && !preallocatedGrads ? 4.0 * shard : 0.0;
+  // sums them in a communication buffer, alive all run, as DDP's default
+  // buckets are: every gradient but the embedding's, whose touched rows
+  // travel on their own at backward's end. Flat gradients are summed in place.
+  const double embeddingShard = stage.first ? static_cast<double>(counts.embedding) / tp : 0.0;
+  const double commBuffer = input.profile == Profile::Engine && p.dp > 1 && !preallocatedGrads
+                                ? 4.0 * (shard - embeddingShard)
+                                : 0.0;
   const double fixed = detail::fixedOverheadBytes(m, p, input.profile);
   const double cachedGradients = torchtitan ? state.gradients * shard : 0.0;
   const double collectiveCache = torchtitan ? detail::collectiveCacheBytes(m, p) : 0.0;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -307,3 +308,125 @@ TEST(GradientSync, PerTensorGradientsBecomeTheMeanOverRanks) { expectMeanGradien
 TEST(GradientSync, FlatBufferBucketsBecomeTheMeanOverRanks) { expectMeanGradients(true); }
 
 }  // namespace
+
+// ---- the embedding's rows ------------------------------------------------
+
+/// A lookup table and a dense matrix, both in one flat buffer (or per
+/// tensor), and a loss through the rows a rank's tokens select.
+struct ToyLookup {
+  static constexpr std::int64_t kVocab = 64;
+  static constexpr std::int64_t kDim = 8;
+  at::Tensor gradients;
+  std::vector<NamedTensor> parameters;
+
+  explicit ToyLookup(bool flat) {
+    const at::Tensor table = at::sin(at::arange(kVocab * kDim, at::kFloat)).reshape({kVocab, kDim});
+    const at::Tensor matrix = at::cos(at::arange(kDim * kDim, at::kFloat)).reshape({kDim, kDim});
+    parameters = {{"embedding", table.clone().requires_grad_(true)},
+                  {"matrix", matrix.clone().requires_grad_(true)}};
+    if (!flat) return;
+    gradients = at::zeros({kVocab * kDim + kDim * kDim});
+    parameters[0].tensor.mutable_grad() = gradients.narrow(0, 0, kVocab * kDim).view({kVocab, kDim});
+    parameters[1].tensor.mutable_grad() =
+        gradients.narrow(0, kVocab * kDim, kDim * kDim).view({kDim, kDim});
+  }
+
+  /// Rank r's tokens for a step: a few rows of its own, some shared, one
+  /// repeated, and most rows touched by nobody.
+  static at::Tensor tokens(int rank, int step) {
+    std::vector<std::int64_t> ids{3, 3, 17, static_cast<std::int64_t>(20 + 7 * rank + step),
+                                  static_cast<std::int64_t>(40 + rank)};
+    return at::tensor(ids, at::kLong).reshape({1, -1});
+  }
+
+  at::Tensor loss(const at::Tensor& ids, int rank) const {
+    const at::Tensor x = at::embedding(parameters[0].tensor, ids.reshape(-1));
+    const at::Tensor y = at::tanh(at::matmul(x, parameters[1].tensor));
+    return y.pow(2).sum() * static_cast<double>(rank + 1);
+  }
+
+  void zeroGrad() {
+    for (auto& p : parameters) {
+      if (p.tensor.grad().defined()) p.tensor.mutable_grad().zero_();
+    }
+  }
+};
+
+/// Every gradient after `steps` synchronised steps on `world` ranks, with
+/// the table's rows exchanged or the table summed densely in the buckets.
+std::vector<std::vector<at::Tensor>> syncedGradients(int world, bool flat, bool rows,
+                                                     std::vector<std::int64_t>* rowsSent = nullptr) {
+  std::vector<std::vector<at::Tensor>> result(static_cast<std::size_t>(world));
+  onRanks(world, [&](int rank, Communicator& group) {
+    ToyLookup model(flat);
+    const std::optional<std::size_t> table = rows ? std::optional<std::size_t>(0) : std::nullopt;
+    GradientSync sync(group, model.parameters, model.gradients, 400 * 1024, table);
+    for (int step = 1; step <= 2; ++step) {
+      model.zeroGrad();
+      const at::Tensor ids = ToyLookup::tokens(rank, step);
+      sync.beginStep(step, ids);
+      model.loss(ids, rank).backward(at::full({}, 1.0 / world));
+      sync.finish();
+    }
+    if (rank == 0 && rowsSent != nullptr) rowsSent->push_back(sync.tableRowsSent());
+    for (const auto& p : model.parameters) {
+      result[static_cast<std::size_t>(rank)].push_back(p.tensor.grad().clone());
+    }
+  });
+  return result;
+}
+
+/// The plain mean of every rank's own gradients for step 2, in one thread.
+std::vector<at::Tensor> meanGradients(int world) {
+  std::vector<at::Tensor> sum;
+  for (int rank = 0; rank < world; ++rank) {
+    ToyLookup model(false);
+    model.loss(ToyLookup::tokens(rank, 2), rank).backward();
+    for (std::size_t p = 0; p < model.parameters.size(); ++p) {
+      const at::Tensor grad = model.parameters[p].tensor.grad() / world;
+      if (sum.size() <= p) sum.push_back(grad);
+      else sum[p] = sum[p] + grad;
+    }
+  }
+  return sum;
+}
+
+TEST(GradientSync, TheEmbeddingsTouchedRowsSumAsTheDenseTableDoesBitForBitOnTwoRanks) {
+  for (const bool flat : {true, false}) {
+    std::vector<std::int64_t> rowsSent;
+    const auto rows = syncedGradients(2, flat, true, &rowsSent);
+    const auto dense = syncedGradients(2, flat, false);
+    const auto mean = meanGradients(2);
+    // Rows 3, 17, 40, 41 and each rank's 20 + 7r + 2: six of 64.
+    ASSERT_EQ(rowsSent, (std::vector<std::int64_t>{6})) << (flat ? "flat" : "per tensor");
+    for (int rank = 0; rank < 2; ++rank) {
+      for (std::size_t p = 0; p < mean.size(); ++p) {
+        const auto& got = rows[static_cast<std::size_t>(rank)][p];
+        // Two ranks: every row is a + b either way.
+        EXPECT_TRUE(at::equal(got, dense[static_cast<std::size_t>(rank)][p]))
+            << (flat ? "flat" : "per tensor") << " rank " << rank << " parameter " << p;
+        EXPECT_TRUE(at::allclose(got, mean[p], 1e-6, 1e-7))
+            << (flat ? "flat" : "per tensor") << " rank " << rank << " parameter " << p;
+      }
+    }
+  }
+}
+
+TEST(GradientSync, TheEmbeddingsTouchedRowsMatchTheDenseSumOnThreeRanks) {
+  const auto rows = syncedGradients(3, true, true);
+  const auto dense = syncedGradients(3, true, false);
+  const auto mean = meanGradients(3);
+  for (int rank = 0; rank < 3; ++rank) {
+    for (std::size_t p = 0; p < mean.size(); ++p) {
+      const auto& got = rows[static_cast<std::size_t>(rank)][p];
+      EXPECT_TRUE(at::equal(got, rows[0][p])) << "every rank holds the same sums";
+      // Three summands may be added in another order than the dense ring
+      // adds them: float32 rounding of values below 10, so 1e-6 relative.
+      EXPECT_TRUE(at::allclose(got, dense[static_cast<std::size_t>(rank)][p], 1e-6, 1e-6))
+          << "rank " << rank << " parameter " << p;
+      EXPECT_TRUE(at::allclose(got, mean[p], 1e-6, 1e-6)) << "rank " << rank << " parameter " << p;
+    }
+  }
+  // The rows nobody touched stayed zero.
+  EXPECT_TRUE(at::equal(rows[0][0][0], at::zeros({ToyLookup::kDim})));
+}

@@ -15,6 +15,9 @@
 #include <utility>
 
 namespace tb::engine {
+namespace {
+constexpr std::size_t kNoBucket = static_cast<std::size_t>(-1);
+}  // namespace
 
 std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
                                 std::int64_t firstCapBytes, std::int64_t capBytes) {
@@ -102,14 +105,21 @@ class ReadyHook final : public torch::autograd::FunctionPostHook {
 }  // namespace
 
 GradientSync::GradientSync(Communicator& communicator, const std::vector<NamedTensor>& parameters,
-                           at::Tensor flatGradients, std::int64_t bucketBytes)
-    : communicator_(&communicator), parameters_(parameters) {
+                           at::Tensor flatGradients, std::int64_t bucketBytes,
+                           std::optional<std::size_t> lookupTable)
+    : communicator_(&communicator), parameters_(parameters), table_(lookupTable) {
   const auto count = static_cast<std::int64_t>(parameters_.size());
+  if (table_ && (*table_ >= parameters_.size() || parameters_[*table_].tensor.dim() != 2)) {
+    throw std::logic_error("gradient sync: lookup table " + std::to_string(*table_) +
+                           " is not a [rows, dim] parameter");
+  }
   copies_ = !flatGradients.defined();
   if (copies_) {
+    // The table's rows travel on their own: it takes no room here.
     std::int64_t total = 0;
     for (std::int64_t i = 0; i < count; ++i) {
-      const auto numel = parameters_[static_cast<std::size_t>(i)].tensor.numel();
+      const auto index = static_cast<std::size_t>(i);
+      const auto numel = table_ == index ? 0 : parameters_[index].tensor.numel();
       spans_.push_back({total, numel, count - 1 - i});
       total += numel;
     }
@@ -127,10 +137,21 @@ GradientSync::GradientSync(Communicator& communicator, const std::vector<NamedTe
                         count - 1 - i});
     }
   }
-  buckets_ = planBuckets(spans_, kFirstBucketBytes, bucketBytes);
-  bucketOf_.assign(parameters_.size(), 0);
+  // The buckets hold every gradient but the table's.
+  std::vector<GradientSpan> bucketed;
+  std::vector<std::size_t> parameterOf;
+  for (std::size_t i = 0; i < spans_.size(); ++i) {
+    if (table_ == i) continue;
+    bucketed.push_back(spans_[i]);
+    parameterOf.push_back(i);
+  }
+  buckets_ = planBuckets(bucketed, kFirstBucketBytes, bucketBytes);
+  bucketOf_.assign(parameters_.size(), kNoBucket);
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    for (const std::size_t index : buckets_[b].parameters) bucketOf_[index] = b;
+    for (std::size_t& index : buckets_[b].parameters) {
+      index = parameterOf[index];
+      bucketOf_[index] = b;
+    }
   }
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     auto accumulator = torch::autograd::impl::grad_accumulator(parameters_[i].tensor);
@@ -144,8 +165,22 @@ GradientSync::GradientSync(Communicator& communicator, const std::vector<NamedTe
 
 GradientSync::~GradientSync() = default;
 
-void GradientSync::beginStep(std::int64_t step) {
+void GradientSync::beginStep(std::int64_t step, const at::Tensor& tokens) {
   step_ = step;
+  tableStarted_ = false;
+  tableRowsSent_ = 0;
+  if (table_) {
+    if (!tokens.defined()) {
+      throw std::logic_error("gradient sync: a step with a lookup table needs its tokens");
+    }
+    // Floats: the communicator sums float32, and counts up to the world
+    // size are exact in them.
+    const at::Tensor& table = parameters_[*table_].tensor;
+    touched_ = at::zeros({table.size(0)}, table.options().requires_grad(false));
+    touched_.index_fill_(0, tokens.reshape(-1).to(touched_.device()), 1.0);
+    touchedSum_ = communicator_->allReduceSum(
+        touched_, "all-reduce of the embedding rows touched in step " + std::to_string(step));
+  }
   ready_.assign(parameters_.size(), false);
   waitingOn_.clear();
   for (const Bucket& bucket : buckets_) waitingOn_.push_back(bucket.parameters.size());
@@ -158,6 +193,15 @@ void GradientSync::beginStep(std::int64_t step) {
 void GradientSync::gradientReady(std::size_t index) {
   if (!inBackward_) return;  // a backward outside a training step (a test's own)
   const std::size_t bucket = bucketOf_[index];
+  if (bucket == kNoBucket) {
+    if (tableStarted_) {
+      throw std::logic_error("gradient sync: " + parameters_[index].name +
+                             " received a second gradient after its rows were sent");
+    }
+    ready_[index] = true;
+    startReadyBuckets();
+    return;
+  }
   if (ready_[index]) {
     // A second accumulation: its bucket may already be on the wire.
     if (bucket < nextStart_) {
@@ -180,6 +224,24 @@ void GradientSync::startReadyBuckets() {
     start(nextStart_);
     ++startedDuringBackward_;
   }
+  if (table_ && ready_[*table_] && nextStart_ == buckets_.size()) startTableRows();
+}
+
+void GradientSync::startTableRows() {
+  if (tableStarted_) return;
+  tableStarted_ = true;
+  touchedSum_->wait();
+  touchedSum_.reset();
+  // Ascending on every rank, since every rank holds the same sums.
+  tableRows_ = touched_.nonzero().reshape(-1);
+  touched_.reset();
+  tableRowsSent_ = tableRows_.numel();
+  at::Tensor& grad = parameters_[*table_].tensor.mutable_grad();
+  if (!grad.defined()) grad = at::zeros_like(parameters_[*table_].tensor);  // no token this step
+  tableSum_ = grad.index_select(0, tableRows_);
+  pending_.push_back(communicator_->allReduceSum(
+      tableSum_, "all-reduce of " + std::to_string(tableRows_.numel()) + " embedding rows of step " +
+                     std::to_string(step_)));
 }
 
 void GradientSync::start(std::size_t bucket) {
@@ -200,10 +262,17 @@ void GradientSync::finish() {
     }
   }
   while (nextStart_ < buckets_.size()) start(nextStart_);
+  if (table_) startTableRows();
   for (const auto& pending : pending_) pending->wait();
   pending_.clear();
+  if (table_) {
+    parameters_[*table_].tensor.mutable_grad().index_copy_(0, tableRows_, tableSum_);
+    tableRows_.reset();  // nothing of the exchange outlives the step
+    tableSum_.reset();
+  }
   if (!copies_) return;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    if (table_ == i) continue;
     at::Tensor& grad = parameters_[i].tensor.mutable_grad();
     const at::Tensor summed =
         buffer_.narrow(0, spans_[i].offset, spans_[i].numel).view(parameters_[i].tensor.sizes());

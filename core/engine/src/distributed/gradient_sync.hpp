@@ -11,12 +11,22 @@
 // buffer (DDP's gradient_as_bucket_view); with per-tensor gradients (the
 // stock runtime) each gradient is copied into a communication buffer when it
 // is ready and copied back after the sum, as DDP does by default.
+//
+// Beyond DDP: the token embedding's gradient is zero outside the rows the
+// step's tokens select, and it is ready only when backward ends, so DDP
+// sends all of it in the one bucket nothing overlaps. Here the ranks agree
+// on the rows any of them touched (a [vocab] mask summed while forward
+// runs) and sum just those rows: for `small` about 40 % of the table, for a
+// 128k vocabulary with a few thousand tokens a rank, a few percent. The sum
+// of every row is the same as the dense one's (a + b for two ranks, bit for
+// bit); the rows nobody touched are zero on every rank and stay zero.
 #pragma once
 
 #include <ATen/ATen.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,14 +69,20 @@ class GradientSync {
   /// `parameters` in the model's definition order (namedParameters); each
   /// must be a leaf. `flatGradients`: the buffer their .grad() views live in
   /// (FlatParameters), or undefined for per-tensor gradients.
+  /// `lookupTable`: the index of the token embedding, whose rows are
+  /// exchanged as described above (then beginStep must be given the tokens),
+  /// or none to sum it densely in the buckets like any other gradient.
   GradientSync(Communicator& communicator, const std::vector<NamedTensor>& parameters,
-               at::Tensor flatGradients, std::int64_t bucketBytes);
+               at::Tensor flatGradients, std::int64_t bucketBytes,
+               std::optional<std::size_t> lookupTable = std::nullopt);
   ~GradientSync();
   GradientSync(const GradientSync&) = delete;
   GradientSync& operator=(const GradientSync&) = delete;
 
-  /// Before each backward: names the step in errors, forgets the last one.
-  void beginStep(std::int64_t step);
+  /// Before each forward: names the step in errors, forgets the last one,
+  /// and with a lookup table starts agreeing on the rows `tokens` (this
+  /// rank's input ids, any shape) touch.
+  void beginStep(std::int64_t step, const at::Tensor& tokens = {});
   /// After backward: starts the buckets not yet started, waits for all of
   /// them, and leaves every gradient the sum over the ranks (the mean when,
   /// as the training loop does, each rank's backward was seeded with
@@ -76,6 +92,8 @@ class GradientSync {
   [[nodiscard]] const std::vector<Bucket>& buckets() const { return buckets_; }
   /// Buckets started from a hook during the last backward (the overlapped ones).
   [[nodiscard]] std::size_t startedDuringBackward() const { return startedDuringBackward_; }
+  /// Rows of the lookup table summed in the last step (0 without one).
+  [[nodiscard]] std::int64_t tableRowsSent() const { return tableRowsSent_; }
 
   /// Called by the autograd hook of parameter `index` once its gradient is
   /// accumulated.
@@ -84,6 +102,8 @@ class GradientSync {
  private:
   void startReadyBuckets();
   void start(std::size_t bucket);
+  /// After every bucket, in the same place on every rank: the table's rows.
+  void startTableRows();
 
   struct Hooked;
   Communicator* communicator_;
@@ -102,6 +122,14 @@ class GradientSync {
   std::size_t startedDuringBackward_ = 0;
   bool inBackward_ = false;
   std::vector<std::unique_ptr<PendingCollective>> pending_;
+  // The lookup table's rows, per step:
+  std::optional<std::size_t> table_;
+  at::Tensor touched_;  ///< [vocab]: how many ranks' tokens hit each row
+  std::unique_ptr<PendingCollective> touchedSum_;
+  at::Tensor tableRows_;  ///< the rows summed, ascending
+  at::Tensor tableSum_;   ///< [rows, dim]: those rows of the gradient, summed
+  bool tableStarted_ = false;
+  std::int64_t tableRowsSent_ = 0;
 };
 
 }  // namespace tb::engine

@@ -205,11 +205,11 @@ at::Tensor Decoder::logits(const at::Tensor& tokens) const {
   return project(ops_->rmsNorm(hidden(tokens), weights_.finalNorm), weights_.output);
 }
 
+at::Tensor Decoder::inputs(const at::Tensor& rows) { return rows.narrow(1, 0, rows.size(1) - 1); }
+
 at::Tensor Decoder::loss(const at::Tensor& rows) const {
-  const auto seq = rows.size(1) - 1;
-  const at::Tensor inputs = rows.narrow(1, 0, seq);
-  const at::Tensor targets = rows.narrow(1, 1, seq).reshape({-1});
-  const at::Tensor normed = ops_->rmsNorm(hidden(inputs), weights_.finalNorm);
+  const at::Tensor targets = rows.narrow(1, 1, rows.size(1) - 1).reshape({-1});
+  const at::Tensor normed = ops_->rmsNorm(hidden(inputs(rows)), weights_.finalNorm);
   const at::Tensor rows2d = normed.reshape({-1, normed.size(-1)});
   const at::Tensor head = weights_.output.to(computeType_);
   return headRebuilt_ ? ops_->headLossRebuiltInBackward(rows2d, head, targets)

@@ -43,6 +43,8 @@ struct NamedTensor {
 
 /// Every parameter in a fixed order, sharing storage with `weights`.
 [[nodiscard]] std::vector<NamedTensor> namedParameters(const DecoderWeights& weights);
+/// Where namedParameters puts the token embedding: first.
+inline constexpr std::size_t kEmbeddingParameter = 0;
 
 /// Forward passes of one model; matrix products run in `computeType` (float32
 /// on the CPU, bf16 on a GPU) while the weights stay float32.
@@ -62,6 +64,8 @@ class Decoder {
   [[nodiscard]] at::Tensor block(std::size_t layer, const at::Tensor& x) const;
   /// Mean next-token loss of rows [B, T + 1]: inputs [:, :T], targets [:, 1:].
   [[nodiscard]] at::Tensor loss(const at::Tensor& rows) const;
+  /// The tokens loss(rows) looks up: rows [:, :T].
+  [[nodiscard]] static at::Tensor inputs(const at::Tensor& rows);
 
   [[nodiscard]] const DecoderWeights& weights() const { return weights_; }
   [[nodiscard]] const ModelConfig& config() const { return config_; }

@@ -265,7 +265,8 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       broadcastWeights(*in.communicator, *update);
       // Definition order (namedParameters), which backward runs in reverse.
       sync = std::make_unique<GradientSync>(*in.communicator, namedParameters(decoder.weights()),
-                                            update->gradientBuffer(), in.bucketBytes);
+                                            update->gradientBuffer(), in.bucketBytes,
+                                            kEmbeddingParameter);
     }
 
     // The weights are the same on every rank: rank 0 alone saves them. With
@@ -300,9 +301,10 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       const std::int64_t seq = stepSequenceLength(config.seed, step, shortest, longest);
       const at::Tensor rows =
           toRows(in.data->trainBatch(step), rowLength, device).narrow(1, 0, seq + 1);
+      // Before forward, so that agreeing on the embedding rows overlaps it.
+      if (sync) sync->beginStep(step, Decoder::inputs(rows));
       const at::Tensor loss = decoder.loss(rows);
       if (sync) {
-        sync->beginStep(step);
         // The mean over the ranks is taken at the seed: each rank's
         // gradients come out already divided by the world size, so the
         // summed buckets need no pass of their own (exact for 1, 2, 4, ...).
