@@ -15,7 +15,7 @@
 // Beyond DDP: the token embedding's gradient is zero outside the rows the
 // step's tokens select, and it is ready only when backward ends, so DDP
 // sends all of it in the one bucket nothing overlaps. Here the ranks agree
-// on the rows any of them touched (a [vocab] mask summed while forward
+// on the rows any of them touched (a [vocab] count summed while forward
 // runs) and sum just those rows: for `small` about 40 % of the table, for a
 // 128k vocabulary with a few thousand tokens a rank, a few percent. The sum
 // of every row is the same as the dense one's (a + b for two ranks, bit for
