@@ -237,7 +237,8 @@ void GradientSync::startTableRows() {
   touched_.reset();
   tableRowsSent_ = tableRows_.numel();
   at::Tensor& grad = parameters_[*table_].tensor.mutable_grad();
-  if (!grad.defined()) grad = at::zeros_like(parameters_[*table_].tensor);  // no token this step
+  // Per-tensor gradients before backward reached the table: it adds zeros.
+  if (!grad.defined()) grad = at::zeros_like(parameters_[*table_].tensor);
   tableSum_ = grad.index_select(0, tableRows_);
   pending_.push_back(communicator_->allReduceSum(
       tableSum_, "all-reduce of " + std::to_string(tableRows_.numel()) + " embedding rows of step " +
