@@ -48,6 +48,9 @@ EXTERNAL = {
     "${CMAKE_DL_LIBS}": None,
 }
 PROGRAMS = {"trainbench", "trainbench-studio", "trainbench-charts"}
+# The folders of app/ and the module their sources belong to (app/cli's
+# main.cpp is the CLI library's one-line shell).
+APP_MODULES = {"app/cli": "cli", "app/studio": "trainbench-studio", "app/charts": "trainbench-charts"}
 # Libraries that are part of a module: their links are the module's, at the
 # visibility the module links them with.
 PARTS = {"tb_logs_proto": "logs", "${target}": "engine"}
@@ -115,6 +118,10 @@ def real_links(errors):
     return links
 
 
+def cell_names(cell):
+    return {name.strip().strip("`") for name in cell.split(",") if name.strip()}
+
+
 def documented_links(doc_path, errors):
     """The module table: {module: {"PUBLIC", "PRIVATE", "layer"}}."""
     lines = open(doc_path, encoding="utf-8").read().splitlines()
@@ -129,9 +136,8 @@ def documented_links(doc_path, errors):
         if len(cells) != 4:
             errors.append(f"{doc_path}: a module table row needs 4 cells: {line}")
             continue
-        names = lambda cell: {n.strip().strip("`") for n in cell.split(",") if n.strip()}
-        module = cells[1].strip("`")
-        table[module] = {"layer": cells[0], "PUBLIC": names(cells[2]), "PRIVATE": names(cells[3])}
+        table[cells[1].strip("`")] = {"layer": cells[0], "PUBLIC": cell_names(cells[2]),
+                                      "PRIVATE": cell_names(cells[3])}
     return table
 
 
@@ -194,10 +200,8 @@ def check_includes():
     errors = []
     links = real_links(errors)
     for folder in module_dirs():
-        module = folder.split("/")[-1] if folder.startswith(("core", "plotting", "ui")) else None
-        if folder == "app/cli":
-            module = "cli"
-        allowed = reachable(links, module) if module else set()
+        module = APP_MODULES.get(folder, folder.split("/")[-1])
+        allowed = reachable(links, module)
         for path in sources(folder):
             where = os.path.relpath(path, ROOT)
             for header in INCLUDE.findall(open(path, encoding="utf-8").read()):
@@ -211,7 +215,7 @@ def check_includes():
                     used = header.split("/")[1]
                 elif head in ("plotting", "ui") and "/" in header:
                     used = head
-                if module and used and used not in allowed:
+                if used and used not in allowed:
                     errors.append(f"{where}: includes <{header}>, but {module} does not link {used}")
     return errors
 
