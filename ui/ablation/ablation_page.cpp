@@ -37,7 +37,7 @@
 namespace tb::ui {
 namespace {
 
-constexpr int kStderrLinesShown = 6;
+constexpr int kAblationStderrLinesShown = 6;
 
 QWidget* titled(const QString& title, QWidget* chart) {
   auto* box = new QWidget;
@@ -462,7 +462,7 @@ void AblationPage::onBenchmarkFinished(const BenchmarkOutcome& outcome) {
     if (isError && !outcome.stderrTail.isEmpty()) {
       const QStringList lines = outcome.stderrTail.split(QLatin1Char('\n'));
       text += QLatin1Char('\n') +
-              lines.mid(std::max<qsizetype>(0, lines.size() - kStderrLinesShown))
+              lines.mid(std::max<qsizetype>(0, lines.size() - kAblationStderrLinesShown))
                   .join(QLatin1Char('\n'));
     }
   }

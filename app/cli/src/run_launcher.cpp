@@ -36,7 +36,7 @@ namespace {
 constexpr int kMaxPort = 65535;
 constexpr int kSignalExitBase = 128;
 
-Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
+Error badLaunch(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
 
 /// Launcher options and the outputs the launcher produces itself.
 constexpr std::array<const char*, 5> kLauncherOptions{
@@ -69,23 +69,23 @@ std::vector<std::string> workerArguments(const std::vector<std::string>& given) 
 
 Status checkLaunch(const LaunchOptions& launch, const LaunchOutput& output) {
   if (launch.nprocPerNode < 1) {
-    return bad("--nproc-per-node " + std::to_string(launch.nprocPerNode) +
+    return badLaunch("--nproc-per-node " + std::to_string(launch.nprocPerNode) +
                ": at least 1 worker per node");
   }
-  if (launch.nnodes < 1) return bad("--nnodes " + std::to_string(launch.nnodes) + ": at least 1");
+  if (launch.nnodes < 1) return badLaunch("--nnodes " + std::to_string(launch.nnodes) + ": at least 1");
   if (launch.nodeRank < 0 || launch.nodeRank >= launch.nnodes) {
-    return bad("--node-rank " + std::to_string(launch.nodeRank) + ": must be 0 to " +
+    return badLaunch("--node-rank " + std::to_string(launch.nodeRank) + ": must be 0 to " +
                std::to_string(launch.nnodes - 1) + " for --nnodes " +
                std::to_string(launch.nnodes));
   }
   if (launch.masterPort < 0 || launch.masterPort > kMaxPort) {
-    return bad("--master-port " + std::to_string(launch.masterPort) + ": not a port (0..65535)");
+    return badLaunch("--master-port " + std::to_string(launch.masterPort) + ": not a port (0..65535)");
   }
   if (launch.masterPort == 0 && launch.nnodes > 1) {
-    return bad("--master-port 0 (a free port) works on one node only: the other nodes "
+    return badLaunch("--master-port 0 (a free port) works on one node only: the other nodes "
                "must be told the port");
   }
-  if (launch.masterAddr.empty()) return bad("--master-addr is empty");
+  if (launch.masterAddr.empty()) return badLaunch("--master-addr is empty");
   const engine::EnvLookup environment = engine::processEnvironment();
   const auto interfaces = engine::hostInterfaces();
   if (auto gloo = engine::glooInterfaces(environment, interfaces); !gloo) return gloo.error();
@@ -94,7 +94,7 @@ Status checkLaunch(const LaunchOptions& launch, const LaunchOutput& output) {
   }
   if (const auto launched = engine::launchEnvFrom(environment);
       launched && launched->has_value()) {
-    return bad("--nproc-per-node: this process is already rank " +
+    return badLaunch("--nproc-per-node: this process is already rank " +
                std::to_string((*launched)->rank) + " of a launched group (RANK is set)");
   }
   return {};

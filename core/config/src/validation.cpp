@@ -15,12 +15,12 @@
 namespace tb::config {
 namespace {
 
-struct KindName {
+struct FileKindName {
   FileKind kind;
   std::string_view name;
 };
 
-constexpr std::array<KindName, 6> kKindNames = {{
+constexpr std::array<FileKindName, 6> kFileKindNames = {{
     {FileKind::Auto, "auto"},
     {FileKind::DeepSpeedJson, "deepspeed"},
     {FileKind::EnvFile, "env"},
@@ -68,7 +68,7 @@ std::string_view toString(Severity severity) noexcept {
 }
 
 std::string_view toString(FileKind kind) noexcept {
-  for (const auto& entry : kKindNames) {
+  for (const auto& entry : kFileKindNames) {
     if (entry.kind == kind) return entry.name;
   }
   return "auto";
@@ -76,7 +76,7 @@ std::string_view toString(FileKind kind) noexcept {
 
 Expected<FileKind> parseFileKind(std::string_view text) {
   std::vector<std::string> names;
-  for (const auto& entry : kKindNames) {
+  for (const auto& entry : kFileKindNames) {
     if (entry.name == text) return entry.kind;
     names.emplace_back(entry.name);
   }

@@ -11,12 +11,10 @@
 #include <string_view>
 
 #include "tb/common/expected.hpp"
+#include "log_text.hpp"
 #include "tb/common/text.hpp"
 
 namespace tb::logs::detail::console {
-
-inline bool isBlank(char c) { return c == ' ' || c == '\t'; }
-inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 inline std::string_view skipBlanks(std::string_view text) {
   while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);

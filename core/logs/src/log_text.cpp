@@ -18,9 +18,7 @@ namespace {
 
 constexpr char kEscape = '\x1b';
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool isBlank(char c) { return c == ' ' || c == '\t'; }
 
 // ECMA-48: ESC '[' parameter bytes (0x30–0x3F: digits, ';' — which covers
 // `38;2;R;G;B`), intermediate bytes (0x20–0x2F), one final byte (0x40–0x7E).

@@ -12,6 +12,10 @@
 
 namespace tb::logs::detail {
 
+/// The blanks and digits of a log line, the same for every format.
+inline bool isBlank(char c) { return c == ' ' || c == '\t'; }
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
 /// The line without ANSI escapes (`\x1b[…m`, 24-bit colours included), a
 /// trailing '\r', and the launcher prefixes that come before the payload:
 /// `[rank0]:`, `[default0]:`, `0: ` / ` 0: ` (srun -l). Stacked prefixes all

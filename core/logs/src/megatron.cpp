@@ -23,7 +23,6 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;  // report_memory divides by 1024*1024: "MB" is MiB
 
 using console::afterBracketPrefixes;
-using console::isBlank;
 using console::skipBlanks;
 using console::takeDigits;
 

@@ -30,8 +30,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-bool isBlank(char c) { return c == ' ' || c == '\t'; }
-
 // `step:` as a key of its own: at the start or after a blank, so neither
 // NeMo's `global_step:` nor the validation line `validate step:` counts.
 std::size_t findStepKey(std::string_view line) {

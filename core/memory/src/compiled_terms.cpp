@@ -12,11 +12,6 @@
 #include "memory_terms.hpp"
 
 namespace tb::memory::detail {
-namespace {
-
-double d(std::int64_t value) { return static_cast<double>(value); }
-
-}  // namespace
 
 bool usesCompiledStep(Profile profile, const ParallelConfig& parallel, bool compile) {
   return compile && profile == Profile::Engine && parallel.dtype == DType::Fp32;

@@ -13,8 +13,6 @@
 namespace tb::memory::detail {
 namespace {
 
-double d(std::int64_t value) { return static_cast<double>(value); }
-
 bool sixteenBit(const ParallelConfig& parallel) { return parallel.dtype != DType::Fp32; }
 
 }  // namespace

@@ -66,6 +66,9 @@ struct BlockBytes {
 /// and, for the `head` module, fused::headLossRebuiltInBackward).
 inline constexpr std::int64_t kHeadChunkRows = 256;
 
+/// A count as a double, for the byte arithmetic of the terms.
+inline double d(std::int64_t value) { return static_cast<double>(value); }
+
 /// Whether the `head` module changes the step: only the engine's plain
 /// float32 step (the chunked head's only dtype; the compiled step's fused
 /// head is chunked already).

@@ -10,8 +10,6 @@
 namespace tb::memory::detail {
 namespace {
 
-double d(std::int64_t value) { return static_cast<double>(value); }
-
 double tokensPerRank(const model::ModelConfig& model) { return d(model.batch) * d(model.seq); }
 
 double sequenceShards(const ParallelConfig& parallel) {

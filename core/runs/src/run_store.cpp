@@ -63,9 +63,9 @@ RunRecord unreadable(RunRecord record, std::string reason) {
 fs::path runStoreDirectory() { return dataDirectory() / "runs"; }
 
 Expected<RunConfigRecord> readRunConfig(const fs::path& runDir) {
-  auto json = readJsonFile(runDir / "config.json");
-  if (!json) return json.error();
-  auto config = configFromJson(*json);
+  auto document = readJsonFile(runDir / "config.json");
+  if (!document) return document.error();
+  auto config = configFromJson(*document);
   if (!config) return makeError(ErrorKind::Parse, "config.json: " + config.error().message);
   return config;
 }

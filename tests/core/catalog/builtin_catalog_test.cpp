@@ -25,7 +25,7 @@ const Release& release(const char* tag) {
   return *found;
 }
 
-DriverVersion version(const char* text) { return DriverVersion::parse(text).value(); }
+DriverVersion driverVersion(const char* text) { return DriverVersion::parse(text).value(); }
 
 // The guard for builtinCatalog()'s abort: the same bytes, loaded through the
 // error-returning path, so a broken resource fails here with its message.
@@ -77,17 +77,17 @@ TEST(BuiltinCatalog, Release2510IsTheFirstWithArm64) {
 TEST(BuiltinCatalog, Release2509ListsR545BothAsAllowedAndAsMustUpgrade) {
   const Release& r = release("25.09");
   ASSERT_NE(r.allowanceFor(545), nullptr);
-  EXPECT_EQ(r.allowanceFor(545)->minimum, version("545.23"));
+  EXPECT_EQ(r.allowanceFor(545)->minimum, driverVersion("545.23"));
   EXPECT_TRUE(r.mustUpgrade(545)) << "the notes contradict themselves; the catalog records both";
 }
 
 TEST(BuiltinCatalog, EveryReleaseCopiesNgcsForwardCompatParagraph) {
   for (const Release& r : builtinCatalog().releases) {
     ASSERT_EQ(r.forwardCompat.size(), 4U) << r.tag;
-    EXPECT_EQ(r.allowanceFor(470)->minimum, version("470.57")) << r.tag;
-    EXPECT_EQ(r.allowanceFor(525)->minimum, version("525.85")) << r.tag;
-    EXPECT_EQ(r.allowanceFor(535)->minimum, version("535.86")) << r.tag;
-    EXPECT_EQ(r.allowanceFor(545)->minimum, version("545.23")) << r.tag;
+    EXPECT_EQ(r.allowanceFor(470)->minimum, driverVersion("470.57")) << r.tag;
+    EXPECT_EQ(r.allowanceFor(525)->minimum, driverVersion("525.85")) << r.tag;
+    EXPECT_EQ(r.allowanceFor(535)->minimum, driverVersion("535.86")) << r.tag;
+    EXPECT_EQ(r.allowanceFor(545)->minimum, driverVersion("545.23")) << r.tag;
     EXPECT_THAT(r.mustUpgradeBranches,
                 ElementsAre(418, 440, 450, 460, 510, 520, 530, 545, 555, 560))
         << r.tag;
@@ -139,7 +139,7 @@ TEST(BuiltinCatalog, ToolkitTableMapsCuda128GaTo57026) {
     throw std::runtime_error(std::string("no toolkit row ") + cuda);
   };
   EXPECT_EQ(row("12.8.0").cudaRelease, "12.8 GA");
-  EXPECT_EQ(row("12.8.0").minimumLinux, version("570.26"));
+  EXPECT_EQ(row("12.8.0").minimumLinux, driverVersion("570.26"));
   EXPECT_EQ(row("12.8.1").minimumLinux.text(), "570.124.06");
   EXPECT_EQ(row("13.1.0").minimumLinux.text(), "590.44.01");
   EXPECT_EQ(row("11.0.3").minimumLinux.text(), "450.51.06") << "the 11.x rows are included";

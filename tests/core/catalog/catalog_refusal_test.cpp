@@ -13,14 +13,14 @@ using namespace tb::catalog;
 using testing::HasSubstr;
 using testing::StartsWith;
 
-const std::filesystem::path kFixtures = std::filesystem::path(TB_TEST_DATA_DIR) / "catalogs";
+const std::filesystem::path kRefusalFixtures = std::filesystem::path(TB_TEST_DATA_DIR) / "catalogs";
 
-std::string fixture(const char* name) { return (kFixtures / name).string(); }
+std::string fixture(const char* name) { return (kRefusalFixtures / name).string(); }
 
 // Loads a fixture that must be refused; returns the message after checking
 // the kind and the "<file>: <where>: " prefix.
 std::string refusal(const char* name, const std::string& where) {
-  const auto loaded = loadCatalogFile(kFixtures / name);
+  const auto loaded = loadCatalogFile(kRefusalFixtures / name);
   if (loaded.ok()) {
     ADD_FAILURE() << name << " was accepted";
     return {};
@@ -31,7 +31,7 @@ std::string refusal(const char* name, const std::string& where) {
 }
 
 TEST(CatalogRefusal, ValidFixtureIsAccepted) {
-  const auto loaded = loadCatalogFile(kFixtures / "valid_extra.json");
+  const auto loaded = loadCatalogFile(kRefusalFixtures / "valid_extra.json");
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   EXPECT_EQ(loaded->tags(), (std::vector<std::string>{"25.09", "25.11"}));
 }
@@ -139,14 +139,14 @@ TEST(CatalogRefusal, SeveralProblemsAreReportedInFileOrderUpToALimit) {
 }
 
 TEST(CatalogRefusal, MissingFileKeepsTheNotFoundKind) {
-  const auto loaded = loadCatalogFile(kFixtures / "no_such_catalog.json");
+  const auto loaded = loadCatalogFile(kRefusalFixtures / "no_such_catalog.json");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().kind, tb::ErrorKind::NotFound);
   EXPECT_THAT(loaded.error().message, HasSubstr(fixture("no_such_catalog.json")));
 }
 
 TEST(CatalogRefusal, DirectoryKeepsTheBadInputKind) {
-  const auto loaded = loadCatalogFile(kFixtures);
+  const auto loaded = loadCatalogFile(kRefusalFixtures);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().kind, tb::ErrorKind::BadInput);
 }

@@ -28,7 +28,7 @@ CompatVerdict evaluateBuiltin(std::string_view tag, std::string_view driver,
   return evaluateCompat(*release, builtin, query);
 }
 
-bool mentions(const std::vector<std::string>& lines, std::string_view word) {
+bool anyLineMentions(const std::vector<std::string>& lines, std::string_view word) {
   return std::any_of(lines.begin(), lines.end(),
                      [&](const std::string& line) { return line.find(word) != std::string::npos; });
 }
@@ -36,14 +36,14 @@ bool mentions(const std::vector<std::string>& lines, std::string_view word) {
 TEST(BuiltinCatalogVerdict, R535OnH100Runs2509InForwardCompatibility) {
   const auto verdict = evaluateBuiltin("25.09", "535.104.05");
   EXPECT_EQ(verdict.status, VerdictStatus::ForwardCompatible);
-  EXPECT_TRUE(mentions(verdict.warnings, "ENTRYPOINT"));
-  EXPECT_TRUE(mentions(verdict.warnings, "R535 reaches end of life in 2026-06"));
+  EXPECT_TRUE(anyLineMentions(verdict.warnings, "ENTRYPOINT"));
+  EXPECT_TRUE(anyLineMentions(verdict.warnings, "R535 reaches end of life in 2026-06"));
 }
 
 TEST(BuiltinCatalogVerdict, R545On2509CarriesTheContradictionWarning) {
   const auto verdict = evaluateBuiltin("25.09", "545.23.08");
   EXPECT_EQ(verdict.status, VerdictStatus::ForwardCompatible);
-  EXPECT_TRUE(mentions(verdict.warnings, "also list R545 among the branches that must upgrade"));
+  EXPECT_TRUE(anyLineMentions(verdict.warnings, "also list R545 among the branches that must upgrade"));
 }
 
 TEST(BuiltinCatalogVerdict, BelowR535MinimumOn2509UpgradesTo575_51_03) {
@@ -51,13 +51,13 @@ TEST(BuiltinCatalogVerdict, BelowR535MinimumOn2509UpgradesTo575_51_03) {
   EXPECT_EQ(verdict.status, VerdictStatus::Unsupported);
   ASSERT_TRUE(verdict.upgradeTo.has_value());
   EXPECT_EQ(verdict.upgradeTo->text(), "575.51.03");
-  EXPECT_TRUE(mentions(verdict.reasons, "R580, the current long-term support branch"));
+  EXPECT_TRUE(anyLineMentions(verdict.reasons, "R580, the current long-term support branch"));
 }
 
 TEST(BuiltinCatalogVerdict, R560On2509MustUpgrade) {
   const auto verdict = evaluateBuiltin("25.09", "560.35.05");
   EXPECT_EQ(verdict.status, VerdictStatus::Unsupported);
-  EXPECT_TRUE(mentions(verdict.reasons, "must upgrade"));
+  EXPECT_TRUE(anyLineMentions(verdict.reasons, "must upgrade"));
 }
 
 TEST(BuiltinCatalogVerdict, Arm64IsRefusedOn2509AndSupportedOn2510) {
@@ -70,7 +70,7 @@ TEST(BuiltinCatalogVerdict, Arm64IsRefusedOn2509AndSupportedOn2510) {
 TEST(BuiltinCatalogVerdict, ConsumerGpuOnAnAllowedBranchIsRefused) {
   const auto verdict = evaluateBuiltin("25.10", "535.104.05", "NVIDIA GeForce RTX 4090");
   EXPECT_EQ(verdict.status, VerdictStatus::Unsupported);
-  EXPECT_TRUE(mentions(verdict.reasons, "consumer GPU"));
+  EXPECT_TRUE(anyLineMentions(verdict.reasons, "consumer GPU"));
 }
 
 TEST(BuiltinCatalogVerdict, MatrixCoversEveryReleaseAndBranch) {

@@ -32,7 +32,7 @@
 
 namespace {
 
-constexpr double kRelTolerance = 1e-4;
+constexpr double kDataParallelTrainingRelTolerance = 1e-4;
 
 constexpr const char* kPrefix = "tb_data_parallel_";
 
@@ -95,7 +95,7 @@ void expectTwoRanksEqualOneRankOfTheGlobalBatch(const std::string& name,
   const double worst = worstRelativeDifference(one, two, worstName);
   ::testing::Test::RecordProperty("worst_relative_difference", std::to_string(worst));
   std::cout << name << ": worst relative difference " << worst << " (" << worstName << ")\n";
-  EXPECT_LT(worst, kRelTolerance) << worstName;
+  EXPECT_LT(worst, kDataParallelTrainingRelTolerance) << worstName;
 }
 
 TEST(DataParallelTraining, TunedRuntimeWithSmallBucketsMatchesOneRank) {

@@ -25,7 +25,7 @@ using tb::engine::testing::relativeError;
 // float blocks in double where the reference adds per-tensor float norms, so
 // the clip scale differs in the last bits, and exp_avg_sq, quadratic in it,
 // drifts to about 1.2e-6 after five steps at AVX-512 width.
-constexpr double kTolerance = 1e-5;
+constexpr double kFusedAdamwTolerance = 1e-5;
 
 struct Scenario {
   double gradScale;
@@ -69,7 +69,7 @@ bool runFiveSteps(const Scenario& scenario) {
     const double norm = tb::engine::fused::clippedAdamW(params, grads, expAvg, expAvgSq,
                                                         decayEnd, hyper, scenario.maxNorm);
     clipped = clipped || expectedNorm > scenario.maxNorm;
-    EXPECT_NEAR(norm, expectedNorm, kTolerance * expectedNorm) << "step " << step;
+    EXPECT_NEAR(norm, expectedNorm, kFusedAdamwTolerance * expectedNorm) << "step " << step;
 
     std::vector<at::Tensor> refParams, refAvg, refAvgSq;
     for (const auto& entry : named) refParams.push_back(entry.tensor.detach().flatten());
@@ -78,9 +78,9 @@ bool runFiveSteps(const Scenario& scenario) {
       refAvg.push_back(state[i].tensor.flatten());
       refAvgSq.push_back(state[i + 1].tensor.flatten());
     }
-    EXPECT_LE(relativeError(params, at::cat(refParams)), kTolerance) << "params, step " << step;
-    EXPECT_LE(relativeError(expAvg, at::cat(refAvg)), kTolerance) << "exp_avg, step " << step;
-    EXPECT_LE(relativeError(expAvgSq, at::cat(refAvgSq)), kTolerance)
+    EXPECT_LE(relativeError(params, at::cat(refParams)), kFusedAdamwTolerance) << "params, step " << step;
+    EXPECT_LE(relativeError(expAvg, at::cat(refAvg)), kFusedAdamwTolerance) << "exp_avg, step " << step;
+    EXPECT_LE(relativeError(expAvgSq, at::cat(refAvgSq)), kFusedAdamwTolerance)
         << "exp_avg_sq, step " << step;
   }
   return clipped;

@@ -20,7 +20,7 @@ namespace ops = tb::engine::ops;
 using tb::engine::testing::randomFloat;
 using tb::engine::testing::relativeError;
 
-constexpr double kTolerance = 1e-5;
+constexpr double kFusedAttentionTolerance = 1e-5;
 
 struct AttentionCase {
   std::int64_t batch;
@@ -62,10 +62,10 @@ TEST_P(FusedAttentionParity, ForwardAndGradientsMatchTheReference) {
   (refOut * upstream.to(at::kDouble)).sum().backward();
 
   ASSERT_EQ(fusedOut.sizes(), refOut.sizes()) << describe(c);
-  EXPECT_LE(relativeError(fusedOut, refOut), kTolerance) << "output, " << describe(c);
-  EXPECT_LE(relativeError(fq.grad(), rq.grad()), kTolerance) << "dQ, " << describe(c);
-  EXPECT_LE(relativeError(fk.grad(), rk.grad()), kTolerance) << "dK, " << describe(c);
-  EXPECT_LE(relativeError(fv.grad(), rv.grad()), kTolerance) << "dV, " << describe(c);
+  EXPECT_LE(relativeError(fusedOut, refOut), kFusedAttentionTolerance) << "output, " << describe(c);
+  EXPECT_LE(relativeError(fq.grad(), rq.grad()), kFusedAttentionTolerance) << "dQ, " << describe(c);
+  EXPECT_LE(relativeError(fk.grad(), rk.grad()), kFusedAttentionTolerance) << "dK, " << describe(c);
+  EXPECT_LE(relativeError(fv.grad(), rv.grad()), kFusedAttentionTolerance) << "dV, " << describe(c);
 }
 
 // T = 1, 7 (inside one tile), 33 (one past a query tile), 64 (exactly one key
@@ -86,7 +86,7 @@ TEST(FusedAttention, AcceptsNonContiguousInputs) {
   EXPECT_LE(relativeError(fused::causalAttention(q, k, v),
                           ops::causalAttention(q.to(at::kDouble), k.to(at::kDouble),
                                                v.to(at::kDouble))),
-            kTolerance);
+            kFusedAttentionTolerance);
 }
 
 TEST(FusedAttention, RejectsMismatchedHeadsNamingTheShapes) {

@@ -24,7 +24,7 @@ using tb::engine::testing::leaf;
 using tb::engine::testing::randomFloat;
 using tb::engine::testing::relativeError;
 
-constexpr double kTolerance = 1e-5;
+constexpr double kFusedElementwiseTolerance = 1e-5;
 
 /// Runs `f` on leaf copies of `inputs`, back-propagates `outGrad`, and
 /// returns the output followed by each input's gradient.
@@ -50,7 +50,7 @@ void expectParity(Fused fusedOp, Reference referenceOp, const std::vector<at::Te
     const std::string part = i == 0 ? "output" : "gradient of input " + std::to_string(i - 1);
     ASSERT_TRUE(actual[i].defined()) << what << ": " << part;
     EXPECT_TRUE(actual[i].sizes().equals(expected[i].sizes())) << what << ": " << part;
-    EXPECT_LE(relativeError(actual[i], expected[i]), kTolerance) << what << ": " << part;
+    EXPECT_LE(relativeError(actual[i], expected[i]), kFusedElementwiseTolerance) << what << ": " << part;
   }
 }
 

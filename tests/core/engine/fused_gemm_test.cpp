@@ -20,7 +20,7 @@ using tb::engine::fused::cpu::Op;
 
 // float32 products of k <= 67 terms of unit scale, summed in different
 // orders: a few units in the last place of the largest entry.
-constexpr double kRelTolerance = 2e-6;
+constexpr double kFusedGemmRelTolerance = 2e-6;
 
 struct Shape {
   std::int64_t m, n, k;
@@ -59,7 +59,7 @@ void expectSameProduct(Op opA, Op opB, const Shape& s, float alpha, float beta, 
     for (std::int64_t j = 0; j < s.n; ++j) {
       const double got = at(c, i, j), want = at(reference, i, j);
       ASSERT_TRUE(std::isfinite(want)) << i << "," << j;
-      ASSERT_LE(std::abs(got - want), kRelTolerance * scale) << "at " << i << "," << j;
+      ASSERT_LE(std::abs(got - want), kFusedGemmRelTolerance * scale) << "at " << i << "," << j;
     }
     // The padding past each row of C is left as it was.
     for (std::int64_t j = s.n; j < ldc && i + 1 < s.m; ++j) {

@@ -26,7 +26,7 @@ using tb::engine::atenMatmulPath;
 using tb::engine::testing::randomFloat;
 using tb::engine::testing::relativeError;
 
-constexpr double kTolerance = 1e-5;
+constexpr double kFusedHeadLossTolerance = 1e-5;
 
 using HeadLoss = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Tensor&,
                                 const tb::engine::MatmulPath&, std::int64_t);
@@ -69,9 +69,9 @@ TEST_P(FusedHeadLossParity, LossAndGradientsMatchTheReference) {
     // A non-unit upstream gradient checks that backward scales by it.
     (loss * 2.5).backward();
     EXPECT_EQ(loss.dim(), 0) << name;
-    EXPECT_LE(relativeError(loss, refLoss), kTolerance) << name << " loss, " << shape;
-    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance) << name << " dX, " << shape;
-    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance) << name << " dW, " << shape;
+    EXPECT_LE(relativeError(loss, refLoss), kFusedHeadLossTolerance) << name << " loss, " << shape;
+    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kFusedHeadLossTolerance) << name << " dX, " << shape;
+    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kFusedHeadLossTolerance) << name << " dW, " << shape;
   }
 }
 
@@ -132,7 +132,7 @@ TEST(FusedHeadLoss, RebuiltHeadFormsOnlyTheGradientsAsked) {
   fused::headLossRebuiltInBackward(x, fw, targets, atenMatmulPath(), 16).backward();
   ops::crossEntropy(at::linear(x, rw), targets).backward();
   EXPECT_FALSE(x.grad().defined());
-  EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance);
+  EXPECT_LE(relativeError(fw.grad(), rw.grad()), kFusedHeadLossTolerance);
 }
 
 TEST(FusedHeadLoss, ScalesItsGradientsByTheIncomingGradient) {
@@ -146,8 +146,8 @@ TEST(FusedHeadLoss, ScalesItsGradientsByTheIncomingGradient) {
     const at::Tensor fx = x.clone().requires_grad_();
     const at::Tensor fw = w.clone().requires_grad_();
     (head(fx, fw, targets, atenMatmulPath(), 16) * -2.5).backward();
-    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kTolerance) << name;
-    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kTolerance) << name;
+    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kFusedHeadLossTolerance) << name;
+    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kFusedHeadLossTolerance) << name;
   }
 }
 

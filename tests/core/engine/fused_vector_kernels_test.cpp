@@ -18,7 +18,7 @@ namespace {
 using tb::engine::fused::cpu::AdamWConstants;
 using tb::engine::fused::cpu::VectorKernels;
 
-constexpr double kTolerance = 1e-5;
+constexpr double kFusedVectorKernelsTolerance = 1e-5;
 constexpr std::int64_t kLengths[] = {1, 7, 16, 33, 257, 4099};
 
 std::vector<float> randomVector(std::int64_t n, unsigned seed, float spread = 2.0F) {
@@ -60,9 +60,9 @@ TEST_P(VectorKernelsParity, SwiGluForwardAndBackwardFollowTheFormulas) {
       eda[i] = g[i] * b[i] * s * (1.0 + a[i] * (1.0 - s));
       edb[i] = g[i] * a[i] * s;
     }
-    EXPECT_LE(relativeError(y, ey), kTolerance) << k.isa << " y, n=" << n;
-    EXPECT_LE(relativeError(da, eda), kTolerance) << k.isa << " da, n=" << n;
-    EXPECT_LE(relativeError(db, edb), kTolerance) << k.isa << " db, n=" << n;
+    EXPECT_LE(relativeError(y, ey), kFusedVectorKernelsTolerance) << k.isa << " y, n=" << n;
+    EXPECT_LE(relativeError(da, eda), kFusedVectorKernelsTolerance) << k.isa << " da, n=" << n;
+    EXPECT_LE(relativeError(db, edb), kFusedVectorKernelsTolerance) << k.isa << " db, n=" << n;
   }
 }
 
@@ -75,7 +75,7 @@ TEST_P(VectorKernelsParity, ReductionsFollowTheFormulas) {
       squares += static_cast<double>(v) * v;
       largest = std::max(largest, static_cast<double>(v));
     }
-    EXPECT_LE(relativeError(k.sumOfSquares(x.data(), n), squares), kTolerance) << k.isa << n;
+    EXPECT_LE(relativeError(k.sumOfSquares(x.data(), n), squares), kFusedVectorKernelsTolerance) << k.isa << n;
     EXPECT_EQ(k.maxOf(x.data(), n), static_cast<float>(largest)) << k.isa << " n=" << n;
   }
 }
@@ -92,29 +92,29 @@ TEST_P(VectorKernelsParity, ExponentialRowsFollowTheFormulas) {
       sum += e[i];
       dotted += e[i] * d[i];
     }
-    EXPECT_LE(relativeError(k.sumExpShifted(x.data(), n, shift), sum), kTolerance) << k.isa;
+    EXPECT_LE(relativeError(k.sumExpShifted(x.data(), n, shift), sum), kFusedVectorKernelsTolerance) << k.isa;
 
     std::vector<float> inPlace = x;
-    EXPECT_LE(relativeError(k.expShifted(inPlace.data(), n, shift), sum), kTolerance) << k.isa;
-    EXPECT_LE(relativeError(inPlace, e), kTolerance) << k.isa << " exp, n=" << n;
+    EXPECT_LE(relativeError(k.expShifted(inPlace.data(), n, shift), sum), kFusedVectorKernelsTolerance) << k.isa;
+    EXPECT_LE(relativeError(inPlace, e), kFusedVectorKernelsTolerance) << k.isa << " exp, n=" << n;
 
     std::vector<float> scaled = x;
     k.expShiftedScaled(scaled.data(), n, shift, 0.25F);
     std::vector<double> eScaled(e);
     for (double& v : eScaled) v *= 0.25;
-    EXPECT_LE(relativeError(scaled, eScaled), kTolerance) << k.isa << " scaled, n=" << n;
+    EXPECT_LE(relativeError(scaled, eScaled), kFusedVectorKernelsTolerance) << k.isa << " scaled, n=" << n;
 
     std::vector<float> p = x;
     EXPECT_LE(relativeError(k.expShiftedDot(p.data(), d.data(), n, shift), dotted),
-              kTolerance * static_cast<double>(n))  // a signed sum: cancellation
+              kFusedVectorKernelsTolerance * static_cast<double>(n))  // a signed sum: cancellation
         << k.isa << " dot, n=" << n;
-    EXPECT_LE(relativeError(p, e), kTolerance) << k.isa << " p, n=" << n;
+    EXPECT_LE(relativeError(p, e), kFusedVectorKernelsTolerance) << k.isa << " p, n=" << n;
 
     std::vector<float> grad = d;
     k.softmaxBackward(p.data(), grad.data(), n, 0.5F, 0.125F);
     std::vector<double> eGrad(e.size());
     for (std::size_t i = 0; i < e.size(); ++i) eGrad[i] = e[i] * (d[i] - 0.5) * 0.125;
-    EXPECT_LE(relativeError(grad, eGrad), kTolerance) << k.isa << " softmax grad, n=" << n;
+    EXPECT_LE(relativeError(grad, eGrad), kFusedVectorKernelsTolerance) << k.isa << " softmax grad, n=" << n;
   }
 }
 
@@ -138,9 +138,9 @@ TEST_P(VectorKernelsParity, AdamWUpdateFollowsTheFormulas) {
       }
       k.adamWUpdate(p.data(), g.data(), m.data(), v.data(), n, decays, c);
       const std::string where = std::string(k.isa) + " n=" + std::to_string(n);
-      EXPECT_LE(relativeError(p, ep), kTolerance) << where;
-      EXPECT_LE(relativeError(m, em), kTolerance) << where;
-      EXPECT_LE(relativeError(v, ev), kTolerance) << where;
+      EXPECT_LE(relativeError(p, ep), kFusedVectorKernelsTolerance) << where;
+      EXPECT_LE(relativeError(m, em), kFusedVectorKernelsTolerance) << where;
+      EXPECT_LE(relativeError(v, ev), kFusedVectorKernelsTolerance) << where;
     }
   }
 }

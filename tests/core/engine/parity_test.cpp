@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 using tb::engine::ModelConfig;
 using tb::engine::testing::TensorBundle;
 
-constexpr double kTolerance = 1e-5;
+constexpr double kParityTolerance = 1e-5;
 
 ModelConfig gqaShape() {
   ModelConfig config;
@@ -154,7 +154,7 @@ void expectParity(const ModelConfig& config, std::uint64_t seed) {
   // logits, loss, and one gradient per parameter tensor
   EXPECT_EQ(report.tensors.size(), tb::engine::namedParameters(c.weights).size() + 2);
   EXPECT_TRUE(report.missing.empty()) << report.describe();
-  EXPECT_LE(report.worst.relativeError, kTolerance) << report.describe();
+  EXPECT_LE(report.worst.relativeError, kParityTolerance) << report.describe();
   EXPECT_GE(report.worst.relativeError, 0.0) << report.describe();
   std::printf("%s: %s\n", config.name.c_str(), report.describe().c_str());
 }
@@ -179,10 +179,10 @@ TEST(ParityWithPyTorch, APerturbedWeightInTheReferenceIsDetected) {
     }
   }
   const auto report = compareWithPyTorch(c, inputs, "perturbed");
-  EXPECT_GT(report.worst.relativeError, 100 * kTolerance) << report.describe();
+  EXPECT_GT(report.worst.relativeError, 100 * kParityTolerance) << report.describe();
   for (const auto& tensor : report.tensors) {
     if (tensor.name == "logits") {
-      EXPECT_GT(tensor.relativeError, kTolerance) << tensor.name << ": " << report.describe();
+      EXPECT_GT(tensor.relativeError, kParityTolerance) << tensor.name << ": " << report.describe();
     }
   }
 }

@@ -6,16 +6,14 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include "tensor_compare.hpp"
 #include "ops/ops.hpp"
 
 namespace {
 
-constexpr double kRelTolerance = 1e-5;
+using tb::engine::test::relativeError;
 
-double relativeError(const at::Tensor& actual, const at::Tensor& expected) {
-  const double scale = expected.abs().max().item<double>();
-  return (actual - expected).abs().max().item<double>() / (scale > 0.0 ? scale : 1.0);
-}
+constexpr double kRuntimeAttentionRelTolerance = 1e-5;
 
 struct Shape {
   std::int64_t batch, seq, heads, kvHeads, headDim;
@@ -32,14 +30,14 @@ TEST_P(GroupedAttention, MatchesRepeatedKeysAndValuesForwardAndBackward) {
   const at::Tensor grouped = tb::engine::ops::causalAttentionGrouped(q, k, v);
   const at::Tensor repeated = tb::engine::ops::causalAttention(q, k, v);
   ASSERT_EQ(grouped.sizes(), repeated.sizes());
-  EXPECT_LE(relativeError(grouped, repeated), kRelTolerance);
+  EXPECT_LE(relativeError(grouped, repeated), kRuntimeAttentionRelTolerance);
 
   const at::Tensor upstream = at::randn(repeated.sizes());
   const auto got = torch::autograd::grad({grouped}, {q, k, v}, {upstream});
   const auto want = torch::autograd::grad({repeated}, {q, k, v}, {upstream});
   const char* names[] = {"dq", "dk", "dv"};
   for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_LE(relativeError(got[i], want[i]), kRelTolerance) << names[i];
+    EXPECT_LE(relativeError(got[i], want[i]), kRuntimeAttentionRelTolerance) << names[i];
   }
 }
 
@@ -58,7 +56,7 @@ TEST(GroupedAttentionRegression, AcceptsAStridedQueryView) {
   const at::Tensor v = at::randn({2, 5, 2, 8});
   EXPECT_LE(relativeError(tb::engine::ops::causalAttentionGrouped(q, k, v),
                           tb::engine::ops::causalAttention(q, k, v)),
-            kRelTolerance);
+            kRuntimeAttentionRelTolerance);
 }
 
 }  // namespace

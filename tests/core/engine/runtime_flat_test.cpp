@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "tensor_compare.hpp"
 #include "runtime/adamw.hpp"
 #include "model/decoder.hpp"
 #include "runtime/flat_parameters.hpp"
@@ -20,12 +21,14 @@
 
 namespace {
 
+using tb::engine::test::relativeError;
+
 using tb::engine::AdamW;
 using tb::engine::DecoderWeights;
 using tb::engine::FlatParameters;
 using tb::engine::NamedTensor;
 
-constexpr double kRelTolerance = 1e-6;
+constexpr double kRuntimeFlatRelTolerance = 1e-6;
 constexpr double kMaxNorm = 1.0;
 
 tb::model::ModelConfig tinyModel() {
@@ -36,11 +39,6 @@ tb::model::ModelConfig tinyModel() {
 
 DecoderWeights weights() {
   return tb::engine::initialiseWeights(tinyModel(), 5, c10::Device(c10::DeviceType::CPU));
-}
-
-double relativeError(const at::Tensor& actual, const at::Tensor& expected) {
-  const double scale = expected.abs().max().item<double>();
-  return (actual - expected).abs().max().item<double>() / (scale > 0.0 ? scale : 1.0);
 }
 
 std::map<std::string, at::Tensor> byName(const std::vector<NamedTensor>& tensors) {
@@ -74,19 +72,19 @@ void expectSameTrajectory(bool fusedUpdate) {
     optimizer.zeroGrad();
     const double norm = flat.clipAndStep(kMaxNorm).item<double>();
     flat.zeroGrad();
-    EXPECT_NEAR(norm, expectedNorm, kRelTolerance * expectedNorm) << "step " << step;
+    EXPECT_NEAR(norm, expectedNorm, kRuntimeFlatRelTolerance * expectedNorm) << "step " << step;
 
     const auto flatByName = byName(flat.parameters());
     ASSERT_EQ(flatByName.size(), perTensor.size());
     for (const auto& parameter : perTensor) {
-      EXPECT_LE(relativeError(flatByName.at(parameter.name), parameter.tensor), kRelTolerance)
+      EXPECT_LE(relativeError(flatByName.at(parameter.name), parameter.tensor), kRuntimeFlatRelTolerance)
           << parameter.name << " after step " << step;
     }
   }
   const auto flatState = byName(flat.state());
   for (const auto& entry : optimizer.state()) {
     ASSERT_TRUE(flatState.count(entry.name) == 1) << entry.name;
-    EXPECT_LE(relativeError(flatState.at(entry.name), entry.tensor), kRelTolerance) << entry.name;
+    EXPECT_LE(relativeError(flatState.at(entry.name), entry.tensor), kRuntimeFlatRelTolerance) << entry.name;
   }
 }
 

@@ -9,19 +9,17 @@
 
 #include <vector>
 
+#include "tensor_compare.hpp"
 #include "matmul/onednn_matmul.hpp"
 
 namespace {
 
+using tb::engine::test::relativeError;
+
 using tb::engine::oneDnnAccepts;
 using tb::engine::oneDnnMatmulPath;
 
-constexpr double kRelTolerance = 1e-5;
-
-double relativeError(const at::Tensor& actual, const at::Tensor& expected) {
-  const double scale = expected.abs().max().item<double>();
-  return (actual - expected).abs().max().item<double>() / (scale > 0.0 ? scale : 1.0);
-}
+constexpr double kRuntimeOnednnRelTolerance = 1e-5;
 
 struct Case {
   std::vector<std::int64_t> xShape;
@@ -43,7 +41,7 @@ void expectMatchesAtenLinear(const Case& c) {
   const at::Tensor expected = at::linear(x, w, c.bias ? c10::optional<at::Tensor>(b)
                                                       : c10::nullopt);
   ASSERT_EQ(y.sizes(), expected.sizes());
-  EXPECT_LE(relativeError(y, expected), kRelTolerance);
+  EXPECT_LE(relativeError(y, expected), kRuntimeOnednnRelTolerance);
 
   const at::Tensor upstream = at::randn(expected.sizes());
   std::vector<at::Tensor> inputs{x, w};
@@ -53,7 +51,7 @@ void expectMatchesAtenLinear(const Case& c) {
   const char* names[] = {"dX", "dW", "db"};
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     ASSERT_EQ(got[i].sizes(), want[i].sizes()) << names[i];
-    EXPECT_LE(relativeError(got[i], want[i]), kRelTolerance) << names[i];
+    EXPECT_LE(relativeError(got[i], want[i]), kRuntimeOnednnRelTolerance) << names[i];
   }
 }
 
@@ -89,7 +87,7 @@ TEST(OneDnnLinear, FallsBackToAtenForWhatItCannotReadInPlace) {
   EXPECT_FALSE(oneDnnAccepts(strided, w, {}));
   EXPECT_FALSE(oneDnnAccepts(at::randn({4, 5}), w, at::randn({7})));
   const at::Tensor y = oneDnnMatmulPath().linear(strided, w, {});
-  EXPECT_LE(relativeError(y, at::linear(strided, w)), kRelTolerance);
+  EXPECT_LE(relativeError(y, at::linear(strided, w)), kRuntimeOnednnRelTolerance);
   const at::Tensor yDouble = oneDnnMatmulPath().linear(doubles, w.to(at::kDouble), {});
   EXPECT_EQ(yDouble.scalar_type(), at::kDouble);
 }
@@ -100,7 +98,7 @@ TEST(OneDnnLinear, OnlyTheRequestedGradientsAreComputed) {
   const at::Tensor y = oneDnnMatmulPath().linear(x, w, {});
   y.sum().backward();
   ASSERT_TRUE(w.grad().defined());
-  EXPECT_LE(relativeError(w.grad(), at::ones({8, 10}).t().mm(x)), kRelTolerance);
+  EXPECT_LE(relativeError(w.grad(), at::ones({8, 10}).t().mm(x)), kRuntimeOnednnRelTolerance);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 namespace tb::registry::test {
 namespace {
 
-constexpr const char* kTags = R"({"name":"app","tags":["1"]})";
+constexpr const char* kOneTag = R"({"name":"app","tags":["1"]})";
 
 TEST(RegistryClientRetry, ServerErrorsAreRetriedWithDoublingBackoff) {
   ClientOptions options;
@@ -14,7 +14,7 @@ TEST(RegistryClientRetry, ServerErrorsAreRetriedWithDoublingBackoff) {
   ScriptedClient scripted(options);
   scripted.script->replies.push_back(reply(503));
   scripted.script->replies.push_back(reply(502));
-  scripted.script->replies.push_back(reply(200, kTags));
+  scripted.script->replies.push_back(reply(200, kOneTag));
   auto tags = scripted.client->listTags("app");
   ASSERT_TRUE(tags) << tags.error().message;
   EXPECT_EQ(*scripted.sleeps, (std::vector<long long>{100, 200}));
@@ -39,7 +39,7 @@ TEST(RegistryClientRetry, RetryAfterIsHonouredButCapped) {
   ScriptedClient scripted(options);
   scripted.script->replies.push_back(reply(429, "", {{"Retry-After", "1"}}));
   scripted.script->replies.push_back(reply(429, "", {{"Retry-After", "3600"}}));
-  scripted.script->replies.push_back(reply(200, kTags));
+  scripted.script->replies.push_back(reply(200, kOneTag));
   ASSERT_TRUE(scripted.client->listTags("app"));
   EXPECT_EQ(*scripted.sleeps, (std::vector<long long>{1000, 2000}));
 }
