@@ -49,7 +49,7 @@ void AblationChart::rebuild() {
   xAxis->grid()->setVisible(true);
   yAxis2->setVisible(false);
   if (hasResults()) {
-    draw();
+    drawResults();
   } else {
     useChainAxis();
     yAxis->setRange(0.0, 1.0);

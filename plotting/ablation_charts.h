@@ -51,8 +51,8 @@ class AblationChart : public ThemedChart {
 
   void rebuild() final;
   /// Draws the current results; called with plottables and items cleared.
-  virtual void draw() = 0;
-  /// Drops what the last draw() recorded for hit-testing and tests; called by
+  virtual void drawResults() = 0;
+  /// Drops what the last drawResults() recorded for hit-testing and tests; called by
   /// every rebuild, so an emptied chart reports nothing stale.
   virtual void forget() {}
   /// Sets the x axis to the four chain positions with short labels.
@@ -95,7 +95,7 @@ class AblationThroughputChart : public AblationChart {
   void normalisedChanged(bool normalised);
 
  private:
-  void draw() override;
+  void drawResults() override;
   void forget() override;
 
   bool normalised_ = true;
@@ -115,7 +115,7 @@ class PeakMemoryChart : public AblationChart {
   [[nodiscard]] QString toolTipAt(const QPointF& position) const override;
 
  private:
-  void draw() override;
+  void drawResults() override;
   void forget() override;
 
   QVector<AblationBar> bars_;
@@ -147,7 +147,7 @@ class StepTimeChart : public AblationChart {
   [[nodiscard]] QString toolTipAt(const QPointF& position) const override;
 
  private:
-  void draw() override;
+  void drawResults() override;
   void forget() override;
 
   QVector<StepTimeBox> boxes_;
@@ -168,7 +168,7 @@ class LossCurvesChart : public AblationChart {
   [[nodiscard]] QString toolTipAt(const QPointF& position) const override;
 
  private:
-  void draw() override;
+  void drawResults() override;
 };
 
 }  // namespace tb::plotting

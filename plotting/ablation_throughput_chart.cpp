@@ -35,7 +35,7 @@ void AblationThroughputChart::setNormalised(bool normalised) {
 
 void AblationThroughputChart::forget() { bars_.clear(); }
 
-void AblationThroughputChart::draw() {
+void AblationThroughputChart::drawResults() {
   useChainAxis();
   std::vector<AblationSeries> all = groupIntoSeries(results());
   if (normalised_) {

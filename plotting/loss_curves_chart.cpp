@@ -28,7 +28,7 @@ QStringList LossCurvesChart::curveNames() const {
   return names;
 }
 
-void LossCurvesChart::draw() {
+void LossCurvesChart::drawResults() {
   const std::vector<AblationSeries> all = groupIntoSeries(results());
   static constexpr Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
                                             Qt::DashDotLine};

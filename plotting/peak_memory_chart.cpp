@@ -67,7 +67,7 @@ PeakMemoryChart::PeakMemoryChart(QWidget* parent)
 
 void PeakMemoryChart::forget() { bars_.clear(); }
 
-void PeakMemoryChart::draw() {
+void PeakMemoryChart::drawResults() {
   useChainAxis();
   std::vector<AblationSeries> all = groupIntoSeries(results());
   std::erase_if(all, [](const AblationSeries& series) { return !hasPeak(series); });

@@ -66,7 +66,7 @@ StepTimeChart::StepTimeChart(QWidget* parent)
 
 void StepTimeChart::forget() { boxes_.clear(); }
 
-void StepTimeChart::draw() {
+void StepTimeChart::drawResults() {
   useChainAxis();
   std::vector<AblationSeries> all = groupIntoSeries(results());
   std::erase_if(all, [](const AblationSeries& series) {
