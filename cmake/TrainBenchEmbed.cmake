@@ -12,4 +12,6 @@ function(tb_embed_text target symbol file)
     COMMENT "Embedding ${file}"
     VERBATIM)
   target_sources(${target} PRIVATE ${out})
+  # Each file names its data kData, so a unity build keeps them apart.
+  set_source_files_properties(${out} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()

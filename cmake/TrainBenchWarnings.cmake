@@ -4,7 +4,10 @@ function(tb_set_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
     -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual
-    -Wimplicit-fallthrough)
+    -Wimplicit-fallthrough
+    # A precompiled header the compiler cannot use (TrainBenchPch.cmake) is
+    # silently parsed again by GCC; this makes it a warning, an error in CI.
+    -Winvalid-pch)
   if(TB_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
