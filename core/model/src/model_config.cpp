@@ -1,7 +1,8 @@
 // Presets and validation of ModelConfig. The real architectures use their
-// published shapes (memory-facts.md §6); they default to 4096-token sequences
-// and one sequence per micro-batch, a common fine-tuning setting that MODEL-FLAGS
-// override. Limits keep every product in parameterCount inside int64.
+// published shapes (torchtitan's llama3_configs, the models' config.json);
+// they default to 4096-token sequences and one sequence per micro-batch, a
+// common fine-tuning setting that MODEL-FLAGS override. Limits keep every
+// product in parameterCount inside int64.
 #include "tb/model/model_config.hpp"
 
 #include <array>

@@ -1,4 +1,4 @@
-// Numerical parity with PyTorch itself (issue 3): the engine and an
+// Numerical parity with PyTorch itself: the engine and an
 // independent Python model (parity/llama_reference.py, Debian's python3-torch)
 // get the same weights and tokens, and their logits, loss and every gradient
 // must agree to a relative error of 1e-5 in float32. Shapes are odd on purpose

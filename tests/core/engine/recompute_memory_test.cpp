@@ -87,7 +87,7 @@ Outcome train(const tb::engine::ModelConfig& model, const RecomputePolicy& polic
 }
 
 // Every shape x policy of the sweep, trained and predicted; `compile` runs
-// and predicts the compiled step (issue 5) instead of the plain one.
+// and predicts the compiled step (CompilerOpt) instead of the plain one.
 void expectPredictedPeaksWithinBounds(bool compile) {
   const std::vector<tb::engine::ModelConfig> shapes{
       shape(64, 2, 4, 2, 192, 64, 4, 512),     // the tiny preset

@@ -1,4 +1,4 @@
-// The fused CPU operators of the compiled step (issue 5, CompilerOpt). Each is
+// The fused CPU operators of the compiled step (the CompilerOpt path). Each is
 // a custom autograd function with a hand-written forward and backward kernel
 // (at::parallel_for over rows, at::vec::Vectorized inside), equal to its plain
 // reference in ops/ within float32 rounding; the parity tests hold them to it.

@@ -1,4 +1,4 @@
-// Forward pass of the decoder, in the order of the model definition (issue 3):
+// Forward pass of the decoder, in the order of the model definition:
 // h = x + Wo·Attn(RoPE(Wq·n1(x)), RoPE(Wk·n1(x)), Wv·n1(x)),
 // out = h + W2·(silu(W1·n2(h)) * W3·n2(h)), then final norm and output head.
 #include "model/decoder.hpp"

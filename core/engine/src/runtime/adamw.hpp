@@ -12,7 +12,7 @@
 
 namespace tb::engine {
 
-/// Hyper-parameters fixed by the model definition (issue 3).
+/// Hyper-parameters fixed by the model definition.
 struct AdamWOptions {
   double learningRate = 3e-4;
   double beta1 = 0.9;

@@ -122,7 +122,7 @@ struct RunConfig {
   DataChoice data;
   Device device = Device::Cpu;
   RuntimeOptions runtime;              ///< tuned (AC2) unless asked otherwise
-  bool compile = false;                ///< the compiled step: fused operators (issue 5)
+  bool compile = false;                ///< the compiled step: fused operators (CompilerOpt)
   std::int64_t logEvery = 10;          ///< with lazySync, losses are read back every N steps
   std::int64_t seqMin = 0;             ///< per-step sequence length range; 0 = model.seq
   std::int64_t seqMax = 0;             ///< (both 0: every step uses model.seq)

@@ -51,7 +51,7 @@ struct PredictionInput {
   /// the prediction. Under the torchtitan profile: torch.compile of each
   /// block (fused elementwise kernels leave less in the allocator's cache).
   bool compiledStep = false;
-  /// The engine's tuned runtime (issue 5, `trainbench run --runtime`):
+  /// The engine's tuned runtime (AC2, `trainbench run --runtime`):
   /// gradients preallocated in flat buffers live for the whole step, and
   /// grouped-query attention reads K and V in place instead of repeating them.
   /// Both off is the stock runtime. Engine profile only.

@@ -1,6 +1,6 @@
 // The parts of a decoder that selective recomputation can rebuild in backward
 // instead of keeping: three inside every block, named as Megatron-Core's
-// `recompute_modules` names them (memory-facts.md §3), and the output head,
+// `recompute_modules` names them, and the output head,
 // which is this engine's own. The engine runs them and the predictor prices
 // them, so both read the one spelling here.
 #pragma once
