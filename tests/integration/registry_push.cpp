@@ -1,4 +1,4 @@
-// The push follows the recipe of registry-facts.md: POST an upload, PUT the
+// The push follows the OCI distribution spec's push recipe: POST an upload, PUT the
 // blob with ?digest= appended to the returned Location (2.8 already puts
 // `_state` in it), PUT manifests by digest, then the index by tag. Digests
 // come from sha256sum so the test does not need a crypto library.

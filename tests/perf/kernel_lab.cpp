@@ -1,6 +1,6 @@
 // kernel_lab: each fused operator of the compiled step timed against its
 // plain reference, forward + backward, on the shapes of the `small` preset
-// (docs/PERF.md, "Kernel lab (issue 5)"). The element-wise kernels are
+// (docs/PERF.md, "Kernel lab"). The element-wise kernels are
 // memory-bound, so each is reported as bytes it must move over its time,
 // against the machine's bandwidth measured here with a STREAM-style triad;
 // attention and the head are compute-bound and are reported by time, their

@@ -1,5 +1,5 @@
 // How fast and in how little memory `trainbench import` reads a big log
-// (issue 23's target: at least 200 MB/s per core, peak memory under 64 MiB
+// (the target: at least 200 MB/s per core, peak memory under 64 MiB
 // whatever the size). It writes a Megatron-LM log and a torchtitan log of
 // the size asked for (default 1 GiB each; lines in the formats of
 // docs/LOG_FORMATS.md, with the other loggers' lines real logs carry between

@@ -29,15 +29,14 @@
 //   `--format` forces a format where this picks the other one.
 //
 // The warm-up default (--skip-first not given) is what the framework itself
-// discounts, nothing more (issue 23): DeepSpeed's ThroughputTimer starts
+// discounts, nothing more: DeepSpeed's ThroughputTimer starts
 // timing at its start_step = 2, so global steps 1 and 2 are out of its
 // running average and records of those steps are warm-up here too
 // (skipStepsUpTo = 2: by step, not by record count, since DeepSpeed prints
 // every steps_per_print steps and its first record is usually step 10).
 // Megatron-LM, Megatron-DeepSpeed and torchtitan discount nothing
-// themselves, even though their first window or step is slow (the
-// reference's §7: "the tool should let users drop the first N records",
-// which --skip-first N does); nor do the Trainer (a whole-run average only),
+// themselves, even though their first window or step is slow (users
+// drop the first N records with --skip-first N); nor do the Trainer (a whole-run average only),
 // NeMo, Lightning, MLPerf or event files' writers.
 #include <array>
 

@@ -1,4 +1,4 @@
-// torchtitan's step line (reference §4, MetricsProcessor.log), in every
+// torchtitan's step line (MetricsProcessor.log), in every
 // version since 2024-03:
 //   step: {step:2}  loss: {loss:7.4f}  memory: {GiB:5.2f}GiB({pct:.2f}%)  wps: {round(wps):,}  mfu: {mfu:.2f}%
 // with `wps` renamed `tps` (2024-11), `tflops: {:,.2f}` before mfu (2025-02),

@@ -1,5 +1,5 @@
 // The built-in catalog is data that the verdict trusts, so these tests pin the
-// facts of compat-facts.md §1 and §5 that the verdict depends on, and check the
+// driver and CUDA facts that the verdict depends on, and check the
 // tables against each other where one is derived from the other.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // A catalog built in code for the compat tests, so that they check the rules
 // and not the shipped data: its numbers follow NVIDIA's tables and the
-// release notes (compat-facts.md), but a change to resources/catalog cannot
+// release notes, but a change to resources/catalog cannot
 // move them. A test that needs a variant copies it and edits the copy.
 #pragma once
 

@@ -366,7 +366,7 @@ TEST(PythonJson, FoundDescribesContainersAndCutsStringsWithoutRecursion) {
 }
 
 // Through the importer: detection from content, and a summary-only run's
-// medians taken from its summary (issue 23).
+// medians taken from its summary.
 TEST(HfTrainer, ImportedThroughTheImporter) {
   const auto detected = detectFormat(fixture("hf-trainer/trainer_state_cpt_crlf.json"));
   ASSERT_TRUE(detected.ok()) << detected.error().message;

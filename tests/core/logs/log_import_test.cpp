@@ -1,9 +1,9 @@
 // The importer's spine: detection of every format from content (the samples
-// are the reference's excerpts, training-log-formats.md §1.2 Trainer, §2
-// Megatron-LM and Megatron-DeepSpeed, §3.1/§3.2 DeepSpeed, §4 torchtitan, §5
-// NeMo / Lightning, §6 MLPerf, §10 TFRecord framing), the precedence of
+// are published excerpts of the Trainer, Megatron-LM and Megatron-DeepSpeed,
+// DeepSpeed, torchtitan, NeMo / Lightning, MLPerf and TFRecord framing,
+// docs/LOG_FORMATS.md), the precedence of
 // host formats over the guest lines inside them, the folder rules, the
-// refusals, the partial rule, the medians' derivations and hints (§7), and
+// refusals, the partial rule, the medians' derivations and hints, and
 // the collector's bounded memory.
 #include <gtest/gtest.h>
 
@@ -42,7 +42,7 @@ constexpr const char* kMegatron =
     "[Rank 0] (after 20 iterations) memory (MB) | allocated: 48465.275390625 | max allocated: 75078.4326171875 | "
     "reserved: 75682.0 | max reserved: 75682.0\n";
 
-// Megatron-DeepSpeed's line as its training.py prints it (§2): no time
+// Megatron-DeepSpeed's line as its training.py prints it: no time
 // stamp, consumed tokens, actual seqlen, and samples/s, tgs and TFLOPs last.
 constexpr const char* kMegatronDeepSpeedLine =
     " iteration      199/  317892 | consumed samples:       152832 | consumed tokens:    625999872 | elapsed time "
@@ -79,13 +79,13 @@ constexpr const char* kTorchtitan =
     "[rank0]:[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069  memory: 30.99GiB(32.62%)  "
     "tps: 7,034  tflops: 407.35  mfu: 41.19%\n";
 
-// Lightning 2.2+ sorts the header (§5); NeMo's metric names.
+// Lightning 2.2+ sorts the header; NeMo's metric names.
 constexpr const char* kLightningCsv =
     "epoch,global_step,lr,reduced_train_loss,step,train_step_timing in s\n"
     "0,0,3.922e-06,1.653,0,2.505\n"
     "0,1,7.843e-06,1.641,1,2.498\n";
 
-// json.dumps(indent=2, sort_keys=True) of a TrainerState (§1.1, the Jaong
+// json.dumps(indent=2, sort_keys=True) of a TrainerState (the Jaong
 // excerpt).
 constexpr const char* kTrainerState = R"({
   "best_metric": null,
@@ -126,7 +126,7 @@ constexpr const char* kTrainerState = R"({
 }
 )";
 
-// TFRecord framing (§10) around one Event { wall_time = 1; file_version =
+// TFRecord framing around one Event { wall_time = 1; file_version =
 // "brain.Event:2" }, the first record of every event file.
 std::uint32_t crc32c(const std::string& bytes) {
   std::uint32_t crc = 0xFFFFFFFFu;
@@ -273,7 +273,7 @@ TEST_F(LogImport, ATrainerOutputFolderIsTheTrainers) {
 }
 
 TEST_F(LogImport, AFolderWithEventFilesBelowIsTensorboard) {
-  // torchtitan: <dump_folder>/tb/<YYYYmmdd-HHMM>/ (§4).
+  // torchtitan: <dump_folder>/tb/<YYYYmmdd-HHMM>/.
   write("outputs/tb/20260109-1901/events.out.tfevents.1736449272.host.4242.0", eventFile());
   write("outputs/checkpoint/step-100/.metadata", "x");
   auto format = detectFormat(dir_ / "outputs");
@@ -387,7 +387,7 @@ TEST_F(LogImport, AForcedFormatWithoutRecordsIsRefused) {
 
 // --- partial --------------------------------------------------------------------
 
-// A torchtitan fork's `step: N/M = P%` gives the planned steps (§4).
+// A torchtitan fork's `step: N/M = P%` gives the planned steps.
 std::string forkLines(int from, int to) {
   std::string text;
   for (int step = from; step <= to; step += 10)
@@ -423,7 +423,7 @@ TEST_F(LogImport, AFileEndingMidLineIsPartialAndBothReasonsAreKept) {
   EXPECT_NE(imported->run.partialReason.find("ends mid-line"), std::string::npos);
 }
 
-// --- medians and hints (§7) -----------------------------------------------------
+// --- medians and hints ----------------------------------------------------------
 
 runs::ImportedStep megatronRecord(std::int64_t step, double stepTime) {
   runs::ImportedStep record;
@@ -487,7 +487,7 @@ TEST(Medians, AJobTokenRateIsSharedOverTheGpus) {
 }
 
 TEST(Medians, ASummaryOnlyFileTakesItsMediansFromTheSummary) {
-  // aa-n/Qwen3_Lora train_results.json (§1.3).
+  // aa-n/Qwen3_Lora train_results.json.
   runs::ImportedSummary summary;
   summary.runtimeSeconds = 5980.6912;
   summary.samplesPerSecond = 14.427;

@@ -1,7 +1,7 @@
 // The shared text rules: what cleanLine takes off a line and what it leaves,
 // numbers as the frameworks print them, and the streaming line reader.
-// Lines follow the reference's excerpts (training-log-formats.md §0's
-// cross-cutting rules, §2 Megatron, §3 DeepSpeed, §4 torchtitan, §6 MLPerf).
+// Lines follow published Megatron, DeepSpeed, torchtitan and MLPerf
+// excerpts (docs/LOG_FORMATS.md).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,7 +27,7 @@ std::string clean(std::string_view line) {
 }
 
 TEST(CleanLine, TakesOffTorchtitanColoursIncluding24Bit) {
-  // torchtitan's Color codes (§4): \033[31m … \033[39m, orange and turquoise
+  // torchtitan's Color codes: \033[31m … \033[39m, orange and turquoise
   // as 24-bit colours.
   EXPECT_EQ(clean("\x1b[31mstep: 10  \x1b[32mloss: 10.7069  \x1b[38;2;180;60;0mgrad_norm: 18.2500  "
                   "\x1b[38;2;54;234;195mmemory: 30.99GiB(32.62%)  \x1b[35mmfu: 41.19%\x1b[39m"),

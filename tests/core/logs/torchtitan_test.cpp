@@ -1,5 +1,5 @@
-// torchtitan's step line in each of its versions (reference §4: the format
-// history table, MetricsProcessor.log, the logger and torchrun prefixes, the
+// torchtitan's step line in each of its versions (the format
+// history, MetricsProcessor.log, the logger and torchrun prefixes, the
 // Color codes). The fixtures under tests/data/logs/torchtitan/ are built from
 // those format strings; the 2026-01 one follows the dudeperf3ct W&B console
 // excerpt (bare time stamp lines, `...` elision, a [GC] line), the 2025-06
@@ -133,10 +133,10 @@ TEST(Torchtitan, ClaimsStepLinesAndNothingElse) {
            "[titan] 2026-01-09 19:03:41,340 - root - INFO - [GC] Performing periodic GC collection took 0.00 seconds",
            "2026-01-09 19:02:58",
            "...",
-           // NeMo 2 (§5): `global_step:` and `reduced_train_loss:` are other keys.
+           // NeMo 2: `global_step:` and `reduced_train_loss:` are other keys.
            "Training epoch 0, iteration 1/249 | lr: 3.922e-06 | global_batch_size: 8 | global_step: 1 | "
            "reduced_train_loss: 1.653 | train_step_timing in s: 2.505 | consumed_samples: 16",
-           // DeepSpeed's pipeline engine (§3.4): `steps:`, no token rate.
+           // DeepSpeed's pipeline engine: `steps:`, no token rate.
            "steps: 10 loss: 2.3456 iter time (s): 0.512 samples/sec: 31.250",
            " [2024-09-03 15:56:55] iteration       20/  500000 | consumed samples:        20480 | "
            "lm loss: 1.064275E+01 |",
@@ -201,7 +201,7 @@ TEST(Torchtitan, ImportsWithMediansOfEveryRecordByDefault) {
   EXPECT_EQ(imported->run.firstStep, 1);
   EXPECT_EQ(imported->run.lastStep, 110);
   EXPECT_FALSE(imported->run.partial);
-  // torchtitan's step 1 is slow (§7), but torchtitan discounts nothing
+  // torchtitan's step 1 is slow, but torchtitan discounts nothing
   // itself: the default leaves it in (--skip-first 1 drops it).
   EXPECT_EQ(imported->skippedRecords, 0);
   // Medians of steps 1, 90, 100, 110.

@@ -95,7 +95,7 @@ TEST(MemoryTerms, LogitsTermIsLargeForA128kVocabulary) {
 }
 
 TEST(MemoryTerms, ClusterLlamaBlockMatchesThePublishedRecount) {
-  // memory-facts.md §1: a Llama block keeps sbh(12 + 4·kv/a) + 8sbf bytes
+  // docs/MEMORY.md, activations per block: a Llama block keeps sbh(12 + 4·kv/a) + 8sbf bytes
   // without the scores (selective), and 2sbh under full recompute.
   PredictionInput input = engineInput(countableModel());
   input.profile = Profile::Fsdp;
