@@ -80,7 +80,7 @@ step gpu 20 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.s
 step build 300 cmake --build "$build" -j "$(nproc)" --target trainbench || exit 1
 tb=$build/bin/trainbench
 
-# The ~1B Llama-shaped model of the issue, and a short run of it.
+# The ~1B Llama-shaped model (docs/GPU.md), and a short run of it.
 model=(--vocab 32000 --dim 2048 --layers 16 --heads 16 --kv-heads 8 --ffn 5632 --seq 2048 --batch 4)
 json_step() {  # json_step NAME LIMIT COMMAND...: keeps stdout's JSON as NAME.json
   local name=$1

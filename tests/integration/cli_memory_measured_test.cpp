@@ -1,11 +1,11 @@
 // The torchtitan profile against peaks measured on H100 clusters: every row of
-// tests/data/memory/measured-peaks.json (a copy of the reference in shared/)
+// tests/data/memory/measured-peaks.json (torchtitan's Dec-2024 benchmark)
 // goes through `trainbench memory --json` with the flags that express it
 // (measured-peaks-flags.json) and is compared with its measured reserved peak.
 //
-// The targets are the issue's: over the rows that measure what the job needs,
-// median |error| <= 5 %, worst <= 10 %, and none predicted more than 5 % below
-// the measurement (under-predicting is the side on which a job runs out of
+// The targets: over the rows that measure what the job needs, median |error|
+// <= 5 %, worst <= 10 %, and none predicted more than 5 % below the
+// measurement (under-predicting is the side on which a job runs out of
 // memory); the same over the held-out rows alone, so the table shows
 // generalisation rather than a fit. Rows measured with the sequence raised
 // until the card was nearly full are upper bounds: the prediction must not

@@ -1,5 +1,5 @@
 // `trainbench memory` end to end: the JSON fields of the CLI contract, the
-// published-architecture path of the issue, --gpu-memory as a check (exit 3),
+// published-architecture path, --gpu-memory as a check (exit 3),
 // bad values (exit 2, named), and a stored calibration being applied.
 #include <gtest/gtest.h>
 

@@ -35,7 +35,7 @@ std::map<std::string, std::string> fakeSmiHost(const std::string& script);
 /// (nlohmann::json::parse refuses it) and yields a discarded value.
 nlohmann::json parseSingleDocument(const CliRun& run);
 
-/// The tags of the built-in catalog, as the issue fixes them.
+/// The tags of the built-in catalog, as resources/catalog fixes them.
 const std::vector<std::string>& builtinTags();
 
 }  // namespace tb::cli::test

@@ -1,7 +1,8 @@
-// The push follows the OCI distribution spec's push recipe: POST an upload, PUT the
-// blob with ?digest= appended to the returned Location (2.8 already puts
-// `_state` in it), PUT manifests by digest, then the index by tag. Digests
-// come from sha256sum so the test does not need a crypto library.
+// The push follows the OCI distribution-spec recipe that Debian's
+// docker-registry 2.8.2 accepts: POST an upload, PUT the blob with ?digest=
+// appended to the returned Location (2.8 already puts `_state` in it), PUT
+// manifests by digest, then the index by tag. Digests come from sha256sum so
+// the test does not need a crypto library.
 #include "registry_push.hpp"
 
 #include <fstream>

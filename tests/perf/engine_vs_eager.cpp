@@ -1,4 +1,4 @@
-// engine_vs_eager: the benchmark behind the engine's speed claim. It trains the
+// engine_vs_eager: the benchmark for the engine's speed claim. It trains the
 // same model with the same threads in the engine (`trainbench run`) and in
 // PyTorch eager (engine_vs_eager.py on Debian's python3-torch), alternating
 // engine, eager, engine, eager... so that load from anything else on the

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Trains the issue-3 model in PyTorch eager mode: the baseline of engine_vs_eager.
+"""Trains the engine's model in PyTorch eager mode: engine_vs_eager's baseline.
 
 The model is the parity test's independent reference (llama_reference.py), so
 the engine is timed against a model already proved to compute the same

@@ -29,15 +29,16 @@
 //   `--format` forces a format where this picks the other one.
 //
 // The warm-up default (--skip-first not given) is what the framework itself
-// discounts, nothing more: DeepSpeed's ThroughputTimer starts
-// timing at its start_step = 2, so global steps 1 and 2 are out of its
-// running average and records of those steps are warm-up here too
-// (skipStepsUpTo = 2: by step, not by record count, since DeepSpeed prints
-// every steps_per_print steps and its first record is usually step 10).
-// Megatron-LM, Megatron-DeepSpeed and torchtitan discount nothing
-// themselves, even though their first window or step is slow (users
-// drop the first N records with --skip-first N); nor do the Trainer (a whole-run average only),
-// NeMo, Lightning, MLPerf or event files' writers.
+// discounts, nothing more (docs/LOG_FORMATS.md, "Medians and how they are
+// derived"): DeepSpeed's ThroughputTimer starts timing at its start_step = 2,
+// so global steps 1 and 2 are out of its running average and records of
+// those steps are warm-up here too (skipStepsUpTo = 2: by step, not by
+// record count, since DeepSpeed prints every steps_per_print steps and its
+// first record is usually step 10). Megatron-LM, Megatron-DeepSpeed and
+// torchtitan discount nothing themselves, even though their first window or
+// step is slow (users drop the first N records with --skip-first N); nor do
+// the Trainer (a whole-run average only), NeMo, Lightning, MLPerf or event
+// files' writers.
 #include <array>
 
 #include "format_parser.hpp"

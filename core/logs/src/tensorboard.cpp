@@ -2,8 +2,8 @@
 // (tfrecord.hpp) around Event messages (tensorboard_event.proto), written by
 // torchtitan, Megatron-LM, NeMo/Lightning and the Trainer's TensorBoard
 // callback. The scalars we know by tag become ImportedStep fields; every
-// other tag, and every other kind of summary, is passed over. Facts: the
-// reference's section 10 and docs/LOG_FORMATS.md, "TensorBoard event files".
+// other tag, and every other kind of summary, is passed over. Facts:
+// docs/LOG_FORMATS.md, "TensorBoard event files".
 #include <algorithm>
 #include <array>
 #include <bit>

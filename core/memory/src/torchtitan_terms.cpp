@@ -2,7 +2,7 @@
 // its loss at the head, and what PyTorch's caching allocator reserves beyond
 // the tensors of the peak in its runs. Each is derived in docs/MEMORY.md
 // ("The torchtitan profile") from torchtitan's code and checked against the
-// measured H100 peaks in shared/reference/measured-peaks.json.
+// measured H100 peaks in tests/data/memory/measured-peaks.json.
 #include "memory_terms.hpp"
 
 #include <algorithm>

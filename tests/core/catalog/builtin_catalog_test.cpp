@@ -1,5 +1,6 @@
 // The built-in catalog is data that the verdict trusts, so these tests pin the
-// driver and CUDA facts that the verdict depends on, and check the
+// facts that the verdict depends on (NVIDIA's CUDA compatibility rules and
+// driver branches, the training-nv-pytorch release notes), and check the
 // tables against each other where one is derived from the other.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

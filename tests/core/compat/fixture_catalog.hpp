@@ -1,7 +1,7 @@
 // A catalog built in code for the compat tests, so that they check the rules
 // and not the shipped data: its numbers follow NVIDIA's tables and the
-// release notes, but a change to resources/catalog cannot
-// move them. A test that needs a variant copies it and edits the copy.
+// images' release notes, but a change to resources/catalog cannot move them.
+// A test that needs a variant copies it and edits the copy.
 #pragma once
 
 #include <string_view>

@@ -1,8 +1,8 @@
 // Recomputation must change when activations exist, never what is computed:
 // every policy's gradients are compared with no recomputation's on random
 // weights and tokens, in float32, at a relative error of at most 1e-6 per
-// parameter tensor (the bound). The primitives are also checked
-// alone, on segments whose weights are inputs, and under no-grad.
+// parameter tensor. The primitives are also checked alone, on segments whose
+// weights are inputs, and under no-grad.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>

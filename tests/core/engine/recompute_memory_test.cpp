@@ -2,9 +2,9 @@
 // runs (two steps each, in this process) over shapes x sequence x batch x
 // every recompute policy, plain and compiled (--compile on), their
 // tracking-allocator peak against core/memory's `engine` profile (median
-// error <= 3 %, worst <= 8 %, the bounds),
-// and the planner on real runs: at a budget between the full-recompute and
-// the no-recompute peak, auto completes inside it and none is refused.
+// error <= 3 %, worst <= 8 %), and the planner on real runs: at a budget
+// between the full-recompute and the no-recompute peak, auto completes
+// inside it and none is refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>

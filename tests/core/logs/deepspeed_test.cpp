@@ -1,14 +1,15 @@
 // The DeepSpeed engine's console log, read line by line and through the
-// importer. The fixtures follow docs/LOG_FORMATS.md: v0.10_bert_fp16
-// holds a real excerpt (SeekPoint/DeepSpeedExamples, DeepSpeed 0.10.0)
-// with the launcher's, deepspeed.initialize's, the config print's and the
-// fp16 loss scaler's lines around it as that code prints them;
-// v0.7_running_avg holds CSCS's published line (v0.7 form);
+// importer. The fixtures follow docs/LOG_FORMATS.md's DeepSpeed section:
+// v0.10_bert_fp16 holds a real excerpt (SeekPoint/DeepSpeedExamples,
+// DeepSpeed 0.10.0) with the launcher's, deepspeed.initialize's, the config
+// print's and the fp16 loss scaler's lines around it as that code prints
+// them; v0.7_running_avg holds the line of a CSCS example README (v0.7 form);
 // v0.6_samples_per_sec the ≤ v0.6 form; wall_clock_breakdown_v0.14 the
-// argonne excerpt in a steps_per_print 2 run; old_timer_names_v0.9 the names before v0.10.1;
-// breakdown_only_v0.18 the print_dist form with steps_per_print unset (the
-// default since v0.15.2); pipeline_engine the PipelineEngine line;
-// flops_profiler the tutorial's block; the mixed, truncated and malformed
+// argonne-lcf Megatron-DeepSpeed excerpt in a steps_per_print 2 run;
+// old_timer_names_v0.9 the names before v0.10.1; breakdown_only_v0.18 the
+// print_dist form with steps_per_print unset (the default since v0.15.2);
+// pipeline_engine the PipelineEngine line; flops_profiler the block of
+// DeepSpeed's flops-profiler tutorial; the mixed, truncated and malformed
 // fixtures are built from the same lines.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The Hugging Face Trainer's files read into runs. The fixtures under
-// tests/data/logs/hf-trainer/ follow section 1 of the training-log reference
-// (docs/LOG_FORMATS.md, "Hugging Face Trainer"): trainer_state.json written as
+// tests/data/logs/hf-trainer/ follow docs/LOG_FORMATS.md, "Hugging Face
+// Trainer": trainer_state.json written as
 // TrainerState.save_to_json does (indent 2, sorted keys), train_results.json
 // as Trainer.save_metrics does (indent 4, no trailing newline), built from the
 // excerpts of Jaong/Checkpoint-of-CPT (CRLF, train/eval/predict entries,

@@ -1,15 +1,15 @@
 // Lightning's metrics.csv and NeMo 2's console and DLLogger lines read into
 // runs. The fixtures under tests/data/logs/lightning-csv/ and nemo/ follow
-// section 5 of the training-log reference (docs/LOG_FORMATS.md, "NeMo /
-// Lightning"): metrics.csv as _ExperimentWriter writes it through
-// csv.DictWriter (CRLF, sparse rows, the header sorted since Lightning 2.2 and
-// in insertion order before), NeMo's metric names (reduced_train_loss, lr,
-// global_step, consumed_samples, train_step_timing in s, tokens_per_sec_per_gpu,
-// tflops_per_sec_per_gpu, peak_memory_usage); the ProgressPrinter line built
-// from the reference's example (`Training epoch 0, iteration 1/249 | lr:
-// 3.922e-06 | …`) in both the `{n-1}/{total-1}` and the later `{n}/{total}`
-// form, its values formatted with `{:.4}` as format_string does; DLLogger's
-// JSONStreamBackend lines with the reference's step-16 excerpt values.
+// docs/LOG_FORMATS.md, "NeMo / Lightning": metrics.csv as _ExperimentWriter
+// writes it through csv.DictWriter (CRLF, sparse rows, the header sorted
+// since Lightning 2.2 and in insertion order before), NeMo's metric names
+// (reduced_train_loss, lr, global_step, consumed_samples, train_step_timing
+// in s, tokens_per_sec_per_gpu, tflops_per_sec_per_gpu, peak_memory_usage);
+// the ProgressPrinter line built from a published example (`Training epoch 0,
+// iteration 1/249 | lr: 3.922e-06 | …`) in both the `{n-1}/{total-1}` and the
+// later `{n}/{total}` form, its values formatted with `{:.4}` as
+// format_string does; DLLogger's JSONStreamBackend lines with the values of a
+// published step-16 excerpt.
 #include <cmath>
 #include <filesystem>
 #include <fstream>

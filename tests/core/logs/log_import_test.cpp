@@ -1,10 +1,10 @@
 // The importer's spine: detection of every format from content (the samples
-// are published excerpts of the Trainer, Megatron-LM and Megatron-DeepSpeed,
-// DeepSpeed, torchtitan, NeMo / Lightning, MLPerf and TFRecord framing,
-// docs/LOG_FORMATS.md), the precedence of
-// host formats over the guest lines inside them, the folder rules, the
-// refusals, the partial rule, the medians' derivations and hints, and
-// the collector's bounded memory.
+// are published excerpts of what the Trainer, Megatron-LM and
+// Megatron-DeepSpeed, DeepSpeed, torchtitan, NeMo / Lightning and MLPerf
+// write, and TFRecord framing; docs/LOG_FORMATS.md), the precedence of host
+// formats over the guest lines inside them, the folder rules, the refusals,
+// the partial rule, the medians' derivations and hints, and the collector's
+// bounded memory.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,15 +1,16 @@
 // Megatron-LM and Megatron-DeepSpeed console logs, read line by line and
-// through the importer. The fixtures follow docs/LOG_FORMATS.md:
-// megatron/core_r0.8_log_throughput.log is a real excerpt (fixstars/mdk,
-// core_r0.8.0) verbatim; the other megatron/ fixtures are built from Megatron-LM's
-// training_log code and field table (timestamp since core_v0.6, microseconds
-// since core_v0.16, lr `.3E` before core_v0.6, fields that drop out when NaN
-// or None, `--log-energy`, `skipped samples`, `_print_args`' dump, the
-// `cached` names of the old memory report, `srun -l` and torchrun prefixes);
-// primus_fork.log is AMD Primus's line as public fixtures show it;
-// megatron-deepspeed/ follows Megatron-DeepSpeed's
-// training_log of deepspeedai/Megatron-DeepSpeed, the argonne
-// excerpt with the fields it elides filled in from that code.
+// through the importer. The fixtures follow docs/LOG_FORMATS.md's Megatron
+// sections: megatron/core_r0.8_log_throughput.log is a real excerpt
+// (fixstars/mdk, core_r0.8.0) verbatim; the other megatron/ fixtures are
+// built from the training_log code of NVIDIA/Megatron-LM
+// (megatron/training/training.py) and its fields (timestamp since core_v0.6,
+// microseconds since core_v0.16, lr `.3E` before core_v0.6, fields that drop
+// out when NaN or None, `--log-energy`, `skipped samples`, `_print_args`'
+// dump, the `cached` names of the old memory report, `srun -l` and torchrun
+// prefixes); primus_fork.log is AMD Primus's line as public fixtures show
+// it; megatron-deepspeed/ follows the training_log of
+// deepspeedai/Megatron-DeepSpeed and the argonne-lcf excerpt, with the
+// fields it elides filled in from that code.
 #include <gtest/gtest.h>
 
 #include <cmath>

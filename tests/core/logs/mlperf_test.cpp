@@ -1,6 +1,6 @@
 // MLPerf Training's `:::MLLOG {json}` lines read into runs. The fixtures under
-// tests/data/logs/mlperf/ follow section 6 of the training-log reference
-// (docs/LOG_FORMATS.md, "MLPerf Training"): records encoded as mllog.py's
+// tests/data/logs/mlperf/ follow docs/LOG_FORMATS.md, "MLPerf Training":
+// records encoded as mllog.py's
 // _encode_log does (namespace, time_ms, event_type, key, value, metadata);
 // gpt3_result.txt built around the two lines quoted from training_results_v3.1
 // NVIDIA/results/eos-dfw_n1344_ngc23.09_nemo/gpt3/result_1.txt (cache_clear,
@@ -9,8 +9,8 @@
 // llama2_70b_lora_srun.txt around the `0: `-prefixed line quoted from NVIDIA's
 // llama2_70b_lora README (verbatim), with its callback's throughput lines and
 // run_stop status. tracked_stats throughput is imported as
-// benchmark_throughput, never as samples/s or tokens/s (the reference gives
-// its units as benchmark-specific); train_step_time, with no documented
+// benchmark_throughput, never as samples/s or tokens/s (its unit is the
+// benchmark's own); train_step_time, with no documented
 // unit, is not imported.
 #include <algorithm>
 #include <cmath>

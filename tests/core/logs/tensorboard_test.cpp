@@ -1,11 +1,11 @@
-// TensorBoard event files, following the reference's section 10 (TFRecord
-// framing and its masked CRC-32C, Event / Summary / TensorProto, the two
-// scalar forms, folders of files) with the tag names of sections 2.1
-// (Megatron-LM), 4.1 (torchtitan), 1.2 (the Trainer's keys, written by its
-// TensorBoard callback with a `train/` prefix) and 5 (NeMo). The event files
-// are written by write_tfevents.py, which frames and checksums them with its
-// own Python code and builds the messages with python3-protobuf from the
-// .proto, so the reader is checked against an independent writer.
+// TensorBoard event files, following docs/LOG_FORMATS.md (TFRecord framing
+// and its masked CRC-32C, Event / Summary / TensorProto, the two scalar
+// forms, folders of files) with the tag names of Megatron-LM, torchtitan, the
+// Trainer (its keys, written by its TensorBoard callback with a `train/`
+// prefix) and NeMo. The event files are written by write_tfevents.py, which
+// frames and checksums them with its own Python code and builds the messages
+// with python3-protobuf from the .proto, so the reader is checked against an
+// independent writer.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -309,7 +309,7 @@ ImportedStep at(std::int64_t step) {
 }
 
 TEST_F(TensorboardFiles, MegatronSimpleValuesReadBackEqual) {
-  // Megatron-LM's training_log tags (section 2.1), written by PyTorch's
+  // Megatron-LM's training_log tags, written by PyTorch's
   // SummaryWriter as simple_value; `lm loss vs samples` counts samples on
   // its step axis and must not become a record.
   std::vector<Event> events;
@@ -351,7 +351,7 @@ TEST_F(TensorboardFiles, MegatronSimpleValuesReadBackEqual) {
 }
 
 TEST_F(TensorboardFiles, TorchtitanTensorValuedScalarsInEveryFormReadBackEqual) {
-  // torchtitan's metric names (section 4.1) written in TensorFlow 2's
+  // torchtitan's metric names written in TensorFlow 2's
   // rank-0 tensor form, the "scalars" metadata on each tag's first value
   // only; float_val, tensor_content, double_val, half and bfloat16 mixed.
   const std::vector<std::string> forms = {"float_val", "tensor_content", "double_val",
@@ -404,7 +404,7 @@ TEST_F(TensorboardFiles, TorchtitanTensorValuedScalarsInEveryFormReadBackEqual) 
 }
 
 TEST_F(TensorboardFiles, TrainerCallbackStepsAndFinalSummary) {
-  // The Trainer's log_history keys (section 1.2) as its TensorBoard callback
+  // The Trainer's log_history keys as its TensorBoard callback
   // names them; the final summary becomes the run's summary, not a record.
   std::vector<Event> events = {
       {500,
@@ -444,7 +444,7 @@ TEST_F(TensorboardFiles, TrainerCallbackStepsAndFinalSummary) {
 }
 
 TEST_F(TensorboardFiles, NemoTagsAndInterleavedStepsMergeInStepOrder) {
-  // NeMo's metric names (section 5); the scalars of steps 1 and 2 arrive
+  // NeMo's metric names; the scalars of steps 1 and 2 arrive
   // interleaved and out of order, and come out as one record per step.
   std::vector<Event> events = {
       {2, {{"reduced_train_loss", 1.5}}},

@@ -1,5 +1,5 @@
-// torchtitan's step line in each of its versions (the format
-// history, MetricsProcessor.log, the logger and torchrun prefixes, the
+// torchtitan's step line in each of its versions (the format history of
+// MetricsProcessor.log, the logger and torchrun prefixes, the
 // Color codes). The fixtures under tests/data/logs/torchtitan/ are built from
 // those format strings; the 2026-01 one follows the dudeperf3ct W&B console
 // excerpt (bare time stamp lines, `...` elision, a [GC] line), the 2025-06

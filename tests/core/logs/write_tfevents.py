@@ -5,9 +5,8 @@ Debian has no TensorBoard package, so the tests make their event files here:
 the messages come from the same .proto the reader is built from (compiled
 with protoc into a temporary folder and imported with python3-protobuf), and
 the TFRecord framing and its CRC-32C are written by this file's own code,
-which shares nothing with core/logs/src/tfrecord.cpp. The layout follows the
-reference's section 10 (tensorflow record_writer.cc, event.proto,
-summary.proto, tensor.proto).
+which shares nothing with core/logs/src/tfrecord.cpp. The layout follows
+TensorFlow's record_writer.cc, event.proto, summary.proto and tensor.proto.
 
     write_tfevents.py --proto tensorboard_event.proto --out FILE --spec SPEC
 

@@ -95,8 +95,9 @@ TEST(MemoryTerms, LogitsTermIsLargeForA128kVocabulary) {
 }
 
 TEST(MemoryTerms, ClusterLlamaBlockMatchesThePublishedRecount) {
-  // docs/MEMORY.md, activations per block: a Llama block keeps sbh(12 + 4·kv/a) + 8sbf bytes
-  // without the scores (selective), and 2sbh under full recompute.
+  // Korthikanti et al.'s count redone for the Llama block (docs/MEMORY.md,
+  // "Activations per block"): it keeps sbh(12 + 4·kv/a) + 8sbf bytes without
+  // the scores (selective), and 2sbh under full recompute.
   PredictionInput input = engineInput(countableModel());
   input.profile = Profile::Fsdp;
   input.parallel.dtype = DType::Bf16;

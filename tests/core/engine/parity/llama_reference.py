@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Llama-style decoder the engine trains, written independently in plain PyTorch.
+"""The engine's Llama-style decoder, written independently in plain PyTorch.
 
 This is the other side of the engine's parity test: the C++ engine writes its
 weights and a batch, this script rebuilds the model the way PyTorch users write
