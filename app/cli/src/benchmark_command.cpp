@@ -49,21 +49,6 @@ struct BenchmarkOptions {
   std::string events;
 };
 
-// MODEL-FLAGS as the children get them: the preset and only the overrides
-// that were given, so each child resolves exactly the same model.
-std::vector<std::string> modelArguments(const ModelFlags& flags) {
-  std::vector<std::string> args{"--model", flags.model};
-  const model::ModelOverrides& o = flags.overrides;
-  const std::pair<const char*, const std::optional<std::int64_t>*> fields[] = {
-      {"--vocab", &o.vocab}, {"--dim", &o.dim},   {"--layers", &o.layers},
-      {"--heads", &o.heads}, {"--kv-heads", &o.kvHeads}, {"--ffn", &o.ffn},
-      {"--seq", &o.seq},     {"--batch", &o.batch}};
-  for (const auto& [flag, value] : fields) {
-    if (value->has_value()) args.insert(args.end(), {flag, std::to_string(**value)});
-  }
-  return args;
-}
-
 // A quarter of the steps, at least one and at most five: the first steps pay
 // for allocation and the matmul path's first use, which no configuration
 // should be charged for.

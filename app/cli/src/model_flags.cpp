@@ -85,4 +85,17 @@ Expected<memory::ParallelConfig> resolveParallel(const ParallelFlags& flags,
   return parallel;
 }
 
+std::vector<std::string> modelArguments(const ModelFlags& flags) {
+  std::vector<std::string> args{"--model", flags.model};
+  const model::ModelOverrides& o = flags.overrides;
+  const std::pair<const char*, const std::optional<std::int64_t>*> fields[] = {
+      {"--vocab", &o.vocab}, {"--dim", &o.dim},   {"--layers", &o.layers},
+      {"--heads", &o.heads}, {"--kv-heads", &o.kvHeads}, {"--ffn", &o.ffn},
+      {"--seq", &o.seq},     {"--batch", &o.batch}};
+  for (const auto& [flag, value] : fields) {
+    if (value->has_value()) args.insert(args.end(), {flag, std::to_string(**value)});
+  }
+  return args;
+}
+
 }  // namespace tb::cli

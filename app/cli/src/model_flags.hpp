@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tb/common/expected.hpp"
 #include "tb/memory/memory_options.hpp"
@@ -42,6 +43,10 @@ void addModelFlags(CLI::App& command, ModelFlags& flags);
 
 /// The preset with the overrides applied, validated.
 [[nodiscard]] Expected<model::ModelConfig> resolveModel(const ModelFlags& flags);
+
+/// MODEL-FLAGS as a child `trainbench run` gets them: the preset and only
+/// the overrides that were given, so every child resolves the same model.
+[[nodiscard]] std::vector<std::string> modelArguments(const ModelFlags& flags);
 
 /// Adds --dp, --tp, --pp, --cp, --zero, --dtype, --attention, --sequence-parallel,
 /// --async-tp.

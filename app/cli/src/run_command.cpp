@@ -85,96 +85,99 @@ Expected<bool> parseOnOff(const std::string& flag, const std::string& value) {
   return makeError(ErrorKind::BadInput, flag + ": '" + value + "' is neither on nor off");
 }
 
-int runRun(const CommandContext& context, const RunOptions& options) {
+/// The flags the command parses itself, in the engine's types.
+struct RunValues {
+  model::ModelConfig model;
+  engine::Device device = engine::Device::Cpu;
+  engine::RecomputePolicy recompute;
+  engine::RuntimeOptions runtime;
+  bool compile = false;
+};
+
+// Of several bad flags, the first in this order is the one reported.
+Expected<RunValues> parseRunValues(const RunOptions& options) {
   auto modelConfig = resolveModel(options.modelFlags);
-  if (!modelConfig) return context.fail(modelConfig.error());
+  if (!modelConfig) return modelConfig.error();
   auto device = engine::parseDevice(options.device);
-  if (!device) return context.fail(device.error());
+  if (!device) return device.error();
   auto recompute = recomputePolicy(options.recompute);
-  if (!recompute) return context.fail(recompute.error());
+  if (!recompute) return recompute.error();
   auto runtime = engine::parseRuntime(options.runtime);
-  if (!runtime) return context.fail(runtime.error());
+  if (!runtime) return runtime.error();
   auto compile = parseOnOff("--compile", options.compile);
-  if (!compile) return context.fail(compile.error());
+  if (!compile) return compile.error();
+  return RunValues{.model = *modelConfig,
+                   .device = *device,
+                   .recompute = *recompute,
+                   .runtime = *runtime,
+                   .compile = *compile};
+}
+
+Status checkRunValues(const RunOptions& options, const engine::RuntimeOptions& runtime) {
   if (options.json && options.events == "-") {
-    return context.fail(makeError(ErrorKind::BadInput,
-                                  "--events - and --json both write to stdout; give --events a "
-                                  "file or drop --json"));
+    return makeError(ErrorKind::BadInput,
+                     "--events - and --json both write to stdout; give --events a "
+                     "file or drop --json");
   }
   // The workers' own values, checked before any worker starts.
   if (options.distTimeoutSeconds <= 0.0) {
-    return context.fail(makeError(ErrorKind::BadInput,
-                                  "--dist-timeout " + formatDecimal(options.distTimeoutSeconds) +
-                                      ": must be positive"));
+    return makeError(ErrorKind::BadInput, "--dist-timeout " +
+                                              formatDecimal(options.distTimeoutSeconds) +
+                                              ": must be positive");
   }
   if (options.bucketMiB < 0.0) {
-    return context.fail(makeError(ErrorKind::BadInput,
-                                  "--bucket-mb " + formatDecimal(options.bucketMiB) +
-                                      ": must be 0 (one all-reduce after backward) or more"));
+    return makeError(ErrorKind::BadInput,
+                     "--bucket-mb " + formatDecimal(options.bucketMiB) +
+                         ": must be 0 (one all-reduce after backward) or more");
   }
   if (options.zeroStage != 0 && options.zeroStage != 1) {
-    return context.fail(makeError(ErrorKind::BadInput,
-                                  "--zero " + std::to_string(options.zeroStage) +
-                                      ": the engine has stage 0 (whole moments on every rank) "
-                                      "and 1 (moments sharded over the ranks)"));
+    return makeError(ErrorKind::BadInput,
+                     "--zero " + std::to_string(options.zeroStage) +
+                         ": the engine has stage 0 (whole moments on every rank) "
+                         "and 1 (moments sharded over the ranks)");
   }
-  if (options.zeroStage == 1 && !runtime->flatGradients) {
-    return context.fail(makeError(ErrorKind::BadInput,
-                                  "--zero 1 shards the flat parameter buffers, which --runtime " +
-                                      engine::toString(*runtime) +
-                                      " does not use (drop -flat-grads, or --zero 0)"));
+  if (options.zeroStage == 1 && !runtime.flatGradients) {
+    return makeError(ErrorKind::BadInput,
+                     "--zero 1 shards the flat parameter buffers, which --runtime " +
+                         engine::toString(runtime) +
+                         " does not use (drop -flat-grads, or --zero 0)");
   }
-  if (options.nprocGiven != nullptr && options.nprocGiven->count() > 0) {
-    return launchWorkers(context, options.launch,
-                         {options.json, options.events, options.distTimeoutSeconds,
-                          *device == engine::Device::Cuda});
-  }
-  // A worker of a group (started by the launcher above, torchrun, a
-  // Kubernetes indexed Job or Slurm) learns its place from the environment.
-  auto launched = engine::launchEnvFrom(engine::processEnvironment());
-  if (!launched) return context.fail(launched.error());
-  // After the checks that need no tensors, so that bad input is refused
-  // without a second start; before the events file or anything else is written.
-  restartForBlasKernelsIfAllowed();
-  std::shared_ptr<std::ofstream> eventsFile;
-  auto sink = openEventSink(options.events, context.out(), eventsFile);
-  if (!sink) {
-    return context.fail(sink.error());
-  }
+  return {};
+}
 
-  StopSignalGuard signals;
+/// The run as its flags describe it; the caller wires in where its events
+/// go, what stops it and its place in a group.
+engine::RunConfig runConfigOf(const RunOptions& options, const RunValues& values) {
   engine::RunConfig config;
-  config.model = *modelConfig;
+  config.model = values.model;
   config.steps = options.steps;
   config.seed = options.seed;
   config.threads = options.threads;
   config.memoryBudgetBytes = options.memoryBudget;
-  config.recompute = *recompute;
+  config.recompute = values.recompute;
   config.data = engine::parseDataChoice(options.data);
-  config.device = *device;
-  config.runtime = *runtime;
-  config.compile = *compile;
+  config.device = values.device;
+  config.runtime = values.runtime;
+  config.compile = values.compile;
   config.logEvery = options.logEvery;
   config.seqMin = options.seqMin;
   config.seqMax = options.seqMax;
-  config.events = *sink;
   config.runDir = options.runDir;
   config.saveEvery = options.saveEvery;
   config.resumeDir = options.resume;
-  config.stop = signals.token();
-  if (launched->has_value()) {
-    config.dataParallel = engine::DataParallel{
-        **launched,
-        std::chrono::milliseconds(static_cast<std::int64_t>(options.distTimeoutSeconds * 1000.0)),
-        options.bucketMiB, options.zeroStage};
-  }
+  return config;
+}
 
-  if (options.explain) {
-    auto plan = engine::explainCompiledStep(config);
-    if (!plan) return context.fail(plan.error());
-    context.out() << *plan;
-    return kExitSuccess;
-  }
+/// --explain: what the compiled step runs fused, instead of training.
+int printCompiledPlan(const CommandContext& context, const engine::RunConfig& config) {
+  auto plan = engine::explainCompiledStep(config);
+  if (!plan) return context.fail(plan.error());
+  context.out() << *plan;
+  return kExitSuccess;
+}
+
+int trainAndReport(const CommandContext& context, const RunOptions& options,
+                   const engine::RunConfig& config) {
   auto summary = engine::runTraining(config);
   if (!summary) return context.fail(summary.error());
   if (options.json) {
@@ -188,6 +191,55 @@ int runRun(const CommandContext& context, const RunOptions& options) {
   context.err() << "trainbench: run " << runs::toString(summary->state) << ": "
                 << summary->message << '\n';
   return kExitRuntimeFailure;
+}
+
+/// This process trains: alone, or as one worker of a group.
+int runAsWorker(const CommandContext& context, const RunOptions& options,
+                const RunValues& values) {
+  // A worker of a group (started by the launcher, torchrun, a Kubernetes
+  // indexed Job or Slurm) learns its place from the environment.
+  auto launched = engine::launchEnvFrom(engine::processEnvironment());
+  if (!launched) return context.fail(launched.error());
+  // After the checks that need no tensors, so that bad input is refused
+  // without a second start; before the events file or anything else is written.
+  restartForBlasKernelsIfAllowed();
+  std::shared_ptr<std::ofstream> eventsFile;
+  auto sink = openEventSink(options.events, context.out(), eventsFile);
+  if (!sink) {
+    return context.fail(sink.error());
+  }
+
+  StopSignalGuard signals;
+  engine::RunConfig config = runConfigOf(options, values);
+  config.events = *sink;
+  config.stop = signals.token();
+  if (launched->has_value()) {
+    config.dataParallel = engine::DataParallel{
+        .launch = **launched,
+        .timeout = std::chrono::milliseconds(
+            static_cast<std::int64_t>(options.distTimeoutSeconds * 1000.0)),
+        .bucketMiB = options.bucketMiB,
+        .zeroStage = options.zeroStage};
+  }
+
+  if (options.explain) return printCompiledPlan(context, config);
+  return trainAndReport(context, options, config);
+}
+
+int runRun(const CommandContext& context, const RunOptions& options) {
+  auto values = parseRunValues(options);
+  if (!values) return context.fail(values.error());
+  if (Status valid = checkRunValues(options, values->runtime); !valid) {
+    return context.fail(valid.error());
+  }
+  if (options.nprocGiven != nullptr && options.nprocGiven->count() > 0) {
+    return launchWorkers(context, options.launch,
+                         {.json = options.json,
+                          .events = options.events,
+                          .distTimeoutSeconds = options.distTimeoutSeconds,
+                          .cuda = values->device == engine::Device::Cuda});
+  }
+  return runAsWorker(context, options, *values);
 }
 #endif
 

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -121,12 +122,14 @@ std::string howItEnded(const Worker& worker) {
 /// The rank's outcome: its own summary if it wrote one, else how it ended.
 runs::RankOutcome outcomeOf(const Worker& worker) {
   if (worker.summary) {
-    return {worker.rank, worker.summary->state, worker.summary->peakBytes,
-            worker.summary->message};
+    return {.rank = worker.rank,
+            .state = worker.summary->state,
+            .peakBytes = worker.summary->peakBytes,
+            .message = worker.summary->message};
   }
   std::string message = howItEnded(worker) + " before reporting a summary";
   if (!worker.lastError.empty()) message += ": " + worker.lastError;
-  return {worker.rank, runs::RunState::Failed, 0, message};
+  return {.rank = worker.rank, .state = runs::RunState::Failed, .peakBytes = 0, .message = message};
 }
 
 int exitCodeOf(const MemberExit& exit) {
@@ -160,47 +163,50 @@ runs::RunSummary mergedSummary(const std::vector<Worker>& workers, int worldSize
   return merged;
 }
 
-}  // namespace
+/// The store node 0 hosts for as long as the group runs, and the port every
+/// worker is told.
+struct Rendezvous {
+  std::optional<engine::RendezvousStore> store;
+  int port = 0;
+};
 
-int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
-                  const LaunchOutput& output) {
-  if (Status valid = checkLaunch(launch, output); !valid) return context.fail(valid.error());
-  auto binary = thisProgram();
-  if (!binary) return context.fail(binary.error());
+/// Node 0's launcher hosts the store, as torchrun's agent does.
+Expected<Rendezvous> hostRendezvous(const LaunchOptions& launch, const LaunchOutput& output) {
+  if (launch.nodeRank != 0) return Rendezvous{.store = std::nullopt, .port = launch.masterPort};
   const auto timeout = std::chrono::milliseconds(
       static_cast<std::int64_t>(output.distTimeoutSeconds * 1000.0));
+  auto hosted =
+      engine::RendezvousStore::host(static_cast<std::uint16_t>(launch.masterPort), timeout);
+  if (!hosted) return hosted.error();
+  // Read before the store moves out of `hosted`: a moved-from store has no port.
+  const int port = hosted->port();
+  return Rendezvous{.store = std::move(*hosted), .port = port};
+}
 
-  // Node 0's launcher hosts the store, as torchrun's agent does.
-  std::optional<engine::RendezvousStore> store;
-  int port = launch.masterPort;
-  if (launch.nodeRank == 0) {
-    auto hosted = engine::RendezvousStore::host(static_cast<std::uint16_t>(port), timeout);
-    if (!hosted) return context.fail(hosted.error());
-    port = hosted->port();
-    store = std::move(*hosted);
-  }
+/// The group to start: each worker's command line and environment, and what
+/// the launcher learns of it, both in local-rank order.
+struct WorkerGroup {
+  int worldSize = 0;
+  std::vector<GroupMember> members;
+  std::vector<Worker> workers;
+};
 
-  std::shared_ptr<std::ofstream> eventsFile;
-  auto sink = openEventSink(output.events, context.out(), eventsFile);
-  if (!sink) {
-    return context.fail(sink.error());
-  }
-
-  const int worldSize = launch.nnodes * launch.nprocPerNode;
+WorkerGroup workerGroup(const CommandContext& context, const LaunchOptions& launch,
+                        const std::filesystem::path& binary, int port) {
+  WorkerGroup group;
+  group.worldSize = launch.nnodes * launch.nprocPerNode;
   // As torchrun does, a node's workers share its cores unless told
   // otherwise: LibTorch's and OpenBLAS's default pools would each take every
   // core in every worker (the stock runtime keeps those defaults).
   const bool threadsGiven = std::getenv("OMP_NUM_THREADS") != nullptr;
   const std::string threadsPerWorker =
       std::to_string(std::max(1, physicalCoreCount() / launch.nprocPerNode));
-  std::vector<GroupMember> members;
-  std::vector<Worker> workers;
   const std::vector<std::string> arguments = workerArguments(context.arguments());
   for (int local = 0; local < launch.nprocPerNode; ++local) {
     engine::LaunchEnv env;
     env.rank = launch.nodeRank * launch.nprocPerNode + local;
     env.localRank = local;
-    env.worldSize = worldSize;
+    env.worldSize = group.worldSize;
     env.localWorldSize = launch.nprocPerNode;
     env.groupRank = launch.nodeRank;
     env.masterAddr = launch.masterAddr;
@@ -208,14 +214,23 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     env.useAgentStore = true;
     env.restartCount = 0;
     GroupMember member;
-    member.argv.push_back(binary->string());
+    member.argv.push_back(binary.string());
     member.argv.insert(member.argv.end(), arguments.begin(), arguments.end());
     member.environment = engine::toEnvironment(env);
     if (!threadsGiven) member.environment["OMP_NUM_THREADS"] = threadsPerWorker;
-    members.push_back(std::move(member));
-    workers.push_back({env.rank, std::nullopt, "", "", {}});
+    group.members.push_back(std::move(member));
+    group.workers.push_back(
+        {.rank = env.rank, .summary = std::nullopt, .runDir = "", .lastError = "", .exit = {}});
   }
+  return group;
+}
 
+/// Runs the group until every worker has exited, following each worker's
+/// event stream and passing its stderr on tagged with its rank; fills in how
+/// each worker exited.
+Expected<GroupOutcome> runWorkers(const CommandContext& context, const runs::EventSink& sink,
+                                  WorkerGroup& group, const StopToken& stop) {
+  std::vector<Worker>& workers = group.workers;
   const auto started = std::chrono::steady_clock::now();
   GroupOptions options;
   options.onStdoutLine = [&](std::size_t member, std::string_view line) {
@@ -227,13 +242,13 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     }
     if (event->kind == runs::EventKind::Start) worker.runDir = event->runDir;
     if (event->kind == runs::EventKind::End) worker.summary = event->summary;
-    if (!*sink) return;
-    if (member == 0) (*sink)(std::string(line));
+    if (!sink) return;
+    if (member == 0) sink(std::string(line));
     // Every local rank's own step (its memory is its own) beside rank 0's
     // stream, so a live reader such as the Studio's Runs page sees each rank.
     if (event->kind == runs::EventKind::Step) {
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
-      (*sink)(runs::rankStepLine(worker.rank, event->sample, elapsed.count()));
+      sink(runs::rankStepLine(worker.rank, event->sample, elapsed.count()));
     }
   };
   options.onStderrLine = [&](std::size_t member, std::string_view line) {
@@ -241,15 +256,17 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
     if (!line.empty()) worker.lastError = std::string(line);
     context.err() << "[rank " << worker.rank << "] " << line << '\n' << std::flush;
   };
-  StopSignalGuard signals;
-  auto outcome = runProcessGroup(members, options, signals.token());
-  if (!outcome) return context.fail(outcome.error());
+  auto outcome = runProcessGroup(group.members, options, stop);
+  if (!outcome) return outcome;
   for (std::size_t i = 0; i < workers.size(); ++i) workers[i].exit = outcome->exits[i];
+  return outcome;
+}
 
-  runs::RunSummary summary = mergedSummary(workers, worldSize, outcome->firstFailure);
-  // The launcher's summary is the complete one: it also knows the ranks that
-  // died without a word. Rewritten whole, like every summary; on node 0 only,
-  // whose rank 0 owns the run directory.
+/// The launcher's summary is the complete one: it also knows the ranks that
+/// died without a word. Rewritten whole, like every summary; on node 0 only,
+/// whose rank 0 owns the run directory.
+void writeLaunchSummary(const CommandContext& context, const LaunchOptions& launch,
+                        const runs::RunSummary& summary) {
   if (launch.nodeRank == 0 && !summary.runDir.empty()) {
     if (auto directory = runs::RunDirectory::create(summary.runDir, summary.model); directory) {
       if (Status written = directory->writeSummary(summary); !written) {
@@ -257,14 +274,25 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
       }
     }
   }
+}
+
+void printLaunchSummary(const CommandContext& context, const LaunchOutput& output,
+                        const std::vector<Worker>& workers, const runs::RunSummary& summary) {
   if (output.json) {
     printJson(context.out(), runs::toJson(summary));
   } else if (output.events != "-" && workers.front().summary) {
     // Without rank 0's summary there are no figures to print, only the reason.
     printRunSummary(context.out(), summary);
   }
-  if (outcome->firstFailure) {
-    const Worker& first = workers[*outcome->firstFailure];
+}
+
+/// The first failing worker's code, with the failure on stderr; else the
+/// run's own status.
+int launchExitCode(const CommandContext& context, const std::vector<Worker>& workers,
+                   const std::optional<std::size_t>& firstFailure,
+                   const runs::RunSummary& summary) {
+  if (firstFailure) {
+    const Worker& first = workers[*firstFailure];
     context.err() << "trainbench: " << summary.message << '\n';
     return exitCodeOf(first.exit);
   }
@@ -272,6 +300,35 @@ int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
   context.err() << "trainbench: run " << runs::toString(summary.state) << ": " << summary.message
                 << '\n';
   return kExitRuntimeFailure;
+}
+
+}  // namespace
+
+int launchWorkers(const CommandContext& context, const LaunchOptions& launch,
+                  const LaunchOutput& output) {
+  if (Status valid = checkLaunch(launch, output); !valid) return context.fail(valid.error());
+  auto binary = thisProgram();
+  if (!binary) return context.fail(binary.error());
+  // Held until the function returns: the store must outlive the group.
+  auto rendezvous = hostRendezvous(launch, output);
+  if (!rendezvous) return context.fail(rendezvous.error());
+
+  std::shared_ptr<std::ofstream> eventsFile;
+  auto sink = openEventSink(output.events, context.out(), eventsFile);
+  if (!sink) {
+    return context.fail(sink.error());
+  }
+
+  WorkerGroup group = workerGroup(context, launch, *binary, rendezvous->port);
+  StopSignalGuard signals;
+  auto outcome = runWorkers(context, *sink, group, signals.token());
+  if (!outcome) return context.fail(outcome.error());
+
+  const runs::RunSummary summary =
+      mergedSummary(group.workers, group.worldSize, outcome->firstFailure);
+  writeLaunchSummary(context, launch, summary);
+  printLaunchSummary(context, output, group.workers, summary);
+  return launchExitCode(context, group.workers, outcome->firstFailure, summary);
 }
 
 }  // namespace tb::cli

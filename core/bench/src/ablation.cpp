@@ -45,6 +45,15 @@ std::optional<AblationStep> parseAblationLabel(std::string_view text) {
   return std::nullopt;
 }
 
+std::string labelSlug(AblationStep step) {
+  // No '+' in paths that shells and URLs handle, and none in DNS-1123 names.
+  std::string text(label(step));
+  for (char& c : text) {
+    c = c == '+' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
 int chainIndex(AblationStep step) {
   const auto* found = std::find(kAblationSteps.begin(), kAblationSteps.end(), step);
   return static_cast<int>(found - kAblationSteps.begin());

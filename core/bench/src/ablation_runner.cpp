@@ -20,14 +20,6 @@
 namespace tb::bench {
 namespace {
 
-// "AC2+CompilerOpt" -> "ac2-compileropt": no '+' in paths that shells and
-// URLs handle.
-std::string slug(AblationStep step) {
-  std::string text = toLower(label(step));
-  for (char& c : text) c = c == '+' ? '-' : c;
-  return text;
-}
-
 // The child's last "trainbench: ..." line says why it refused to start.
 std::string lastErrorLine(const std::filesystem::path& logFile) {
   const Expected<std::string> log = readFile(logFile);
@@ -87,8 +79,11 @@ void addReading(AblationResults& results, AblationStep step, const RunReading& r
 runs::BenchmarkRunRef runRef(const AblationSpec& spec, const std::vector<ScheduledRun>& schedule,
                              std::size_t index) {
   const ScheduledRun& run = schedule[index];
-  return {static_cast<std::int64_t>(index), static_cast<std::int64_t>(schedule.size()),
-          std::string(label(run.step)), run.repeat, runDirectory(spec, run).string()};
+  return {.index = static_cast<std::int64_t>(index),
+          .total = static_cast<std::int64_t>(schedule.size()),
+          .label = std::string(label(run.step)),
+          .repeat = run.repeat,
+          .runDir = runDirectory(spec, run).string()};
 }
 
 runs::BenchmarkEvent planEvent(const AblationSpec& spec, const std::vector<ScheduledRun>& schedule,
@@ -128,10 +123,147 @@ std::string failureMessage(const RunReading& reading, const WatchedOutcome& ende
   return reading.summaryWritten ? exit : reading.message + " (" + exit + ")";
 }
 
+/// Creates `dir` and its parents; the error names it as part of --out.
+Status createOutDirectory(const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return makeError(writeFailureKind(error.value()),
+                     "--out: cannot create " + dir.string() + ": " + error.message());
+  }
+  return {};
+}
+
+/// What every run of one ablation shares.
+struct AblationSession {
+  const AblationSpec& spec;
+  const std::vector<ScheduledRun>& schedule;
+  const AblationCallbacks& callbacks;
+  std::chrono::steady_clock::time_point started;  ///< events' elapsedSeconds count from here
+
+  void emit(runs::BenchmarkEvent event) const {
+    if (!callbacks.events) return;
+    event.elapsedSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    callbacks.events(event);
+  }
+};
+
+/// What one child left once it ended.
+struct FinishedChild {
+  RunReading reading;        ///< what its run directory says, with its final status
+  bool stopNow = false;      ///< the caller stopped the ablation during this run
+  double wallSeconds = 0.0;  ///< from its start to its end, as this process saw it
+};
+
+/// Runs one child in `dir`, reporting its steps as `progress` (a RunStep
+/// event), and reads what it left there.
+Expected<FinishedChild> watchChild(const AblationSession& session, const ScheduledRun& run,
+                                   const std::filesystem::path& dir,
+                                   runs::BenchmarkEvent& progress) {
+  const AblationCallbacks& callbacks = session.callbacks;
+  // The child's steps as its events file shows them, polled each tick and
+  // once more after it ended, so that even a run shorter than a tick
+  // reports how far it got.
+  const auto reportSteps = [&] {
+    if (!callbacks.events) return;
+    const std::int64_t done = runs::lastStepOfRun(dir);
+    if (done != progress.step) {
+      progress.step = done;
+      session.emit(progress);
+    }
+  };
+  WatchOptions watch;
+  watch.logFile = dir / "output.log";
+  const auto runStarted = std::chrono::steady_clock::now();
+  Expected<WatchedOutcome> ended =
+      runWatchedProcess(childCommand(session.spec, run), watch, callbacks.stop, reportSteps);
+  if (!ended) return std::move(ended).error();
+  reportSteps();
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - runStarted;
+
+  FinishedChild finished;
+  finished.wallSeconds = wall.count();
+  finished.reading = readRunDirectory(dir, session.spec.warmupSteps);
+  RunReading& reading = finished.reading;
+  reading.measurement.repeat = run.repeat;
+  reading.message = failureMessage(reading, *ended, watch.logFile);
+  // On a terminal, Ctrl-C reaches the child directly and it may end before
+  // the watch loop has asked it to: the caller's token decides either way.
+  finished.stopNow = ended->stopRequested || callbacks.stop.stopRequested();
+  RunMeasurement& measured = reading.measurement;
+  if (finished.stopNow && measured.state != runs::RunState::Completed) {
+    measured.state = runs::RunState::Interrupted;
+  }
+  return finished;
+}
+
+/// Adds the run to the results and rewrites the results file.
+Status recordRun(AblationOutcome& outcome, const ScheduledRun& run, const FinishedChild& finished) {
+  addReading(outcome.results, run.step, finished.reading);
+  ++outcome.finishedRuns;
+  if (finished.stopNow) outcome.stopped = true;
+  else if (finished.reading.measurement.state != runs::RunState::Completed) ++outcome.failedRuns;
+  return saveResults(outcome.resultsFile, outcome.results);
+}
+
+runs::BenchmarkEvent runEndEvent(const runs::BenchmarkRunRef& ref, const FinishedChild& finished) {
+  const RunMeasurement& measured = finished.reading.measurement;
+  runs::BenchmarkEvent end;
+  end.kind = runs::BenchmarkEventKind::RunEnd;
+  end.run = ref;
+  end.end = {.state = measured.state,
+             .message = measured.state == runs::RunState::Completed ? "" : finished.reading.message,
+             .tokensPerSecond = measured.tokensPerS,
+             .stepTimeSeconds = measured.stepTimeS,
+             .peakBytes = measured.peakBytes,
+             .wallSeconds = finished.wallSeconds};
+  return end;
+}
+
+/// The scheduled run at `index`: a clean directory, the child with its start
+/// and step events, its reading saved, then its end event.
+Status runScheduled(const AblationSession& session, std::size_t index, AblationOutcome& outcome) {
+  const ScheduledRun& run = session.schedule[index];
+  const std::filesystem::path dir = runDirectory(session.spec, run);
+  // The engine appends to a run's events: a rerun into the same --out starts clean.
+  // Only creating the directory again is checked, not the removal.
+  std::error_code notRemoved;
+  std::filesystem::remove_all(dir, notRemoved);
+  if (Status created = createOutDirectory(dir); !created) return created;
+  runs::BenchmarkEvent progress;
+  progress.kind = runs::BenchmarkEventKind::RunStart;
+  progress.run = runRef(session.spec, session.schedule, index);
+  progress.steps = session.spec.steps;
+  session.emit(progress);
+  progress.kind = runs::BenchmarkEventKind::RunStep;
+
+  auto finished = watchChild(session, run, dir, progress);
+  if (!finished) return std::move(finished).error();
+  if (Status saved = recordRun(outcome, run, *finished); !saved) return saved;
+  session.emit(runEndEvent(progress.run, *finished));
+  return {};
+}
+
+/// A results file even when no run finished, then the summary event.
+Status endAblation(const AblationSession& session, const AblationOutcome& outcome) {
+  if (outcome.finishedRuns == 0) {
+    if (Status saved = saveResults(outcome.resultsFile, outcome.results); !saved) return saved;
+  }
+  runs::BenchmarkEvent summary;
+  summary.kind = runs::BenchmarkEventKind::Summary;
+  summary.summary = {.finishedRuns = static_cast<std::int64_t>(outcome.finishedRuns),
+                     .failedRuns = static_cast<std::int64_t>(outcome.failedRuns),
+                     .stopped = outcome.stopped,
+                     .resultsFile = outcome.resultsFile.string()};
+  session.emit(summary);
+  return {};
+}
+
 }  // namespace
 
 std::filesystem::path runDirectory(const AblationSpec& spec, const ScheduledRun& run) {
-  return spec.outDir / "runs" / (slug(run.step) + "-" + std::to_string(run.repeat + 1));
+  return spec.outDir / "runs" / (labelSlug(run.step) + "-" + std::to_string(run.repeat + 1));
 }
 
 std::vector<std::string> childCommand(const AblationSpec& spec, const ScheduledRun& run) {
@@ -179,102 +311,27 @@ Status validate(const AblationSpec& spec) {
 Expected<AblationOutcome> runAblation(const AblationSpec& spec,
                                       const AblationCallbacks& callbacks) {
   if (Status valid = validate(spec); !valid) return std::move(valid).error();
-  std::error_code error;
-  std::filesystem::create_directories(spec.outDir / "runs", error);
-  if (error) {
-    return makeError(writeFailureKind(error.value()),
-                     "--out: cannot create " + (spec.outDir / "runs").string() + ": " + error.message());
+  if (Status created = createOutDirectory(spec.outDir / "runs"); !created) {
+    return std::move(created).error();
   }
   const auto started = std::chrono::steady_clock::now();
-  const auto emit = [&callbacks, started](runs::BenchmarkEvent event) {
-    if (!callbacks.events) return;
-    event.elapsedSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    callbacks.events(event);
-  };
 
   AblationOutcome outcome;
   outcome.results = emptyResults(spec);
   outcome.resultsFile = spec.outDir / "results.json";
   const std::vector<ScheduledRun> schedule = interleavedSchedule(spec.repeats);
-  emit(planEvent(spec, schedule, outcome.resultsFile));
+  const AblationSession session{
+      .spec = spec, .schedule = schedule, .callbacks = callbacks, .started = started};
+  session.emit(planEvent(spec, schedule, outcome.resultsFile));
   for (std::size_t index = 0; index < schedule.size(); ++index) {
     if (callbacks.stop.stopRequested()) {
       outcome.stopped = true;
       break;
     }
-    const ScheduledRun& run = schedule[index];
-    const std::filesystem::path dir = runDirectory(spec, run);
-    // The engine appends to a run's events: a rerun into the same --out starts clean.
-    std::filesystem::remove_all(dir, error);
-    std::filesystem::create_directories(dir, error);
-    if (error) {
-      return makeError(writeFailureKind(error.value()),
-                       "--out: cannot create " + dir.string() + ": " + error.message());
-    }
-    runs::BenchmarkEvent progress;
-    progress.kind = runs::BenchmarkEventKind::RunStart;
-    progress.run = runRef(spec, schedule, index);
-    progress.steps = spec.steps;
-    emit(progress);
-    progress.kind = runs::BenchmarkEventKind::RunStep;
-
-    // The child's steps as its events file shows them, polled each tick and
-    // once more after it ended, so that even a run shorter than a tick
-    // reports how far it got.
-    const auto reportSteps = [&] {
-      if (!callbacks.events) return;
-      const std::int64_t done = runs::lastStepOfRun(dir);
-      if (done != progress.step) {
-        progress.step = done;
-        emit(progress);
-      }
-    };
-    WatchOptions watch;
-    watch.logFile = dir / "output.log";
-    const auto runStarted = std::chrono::steady_clock::now();
-    Expected<WatchedOutcome> ended =
-        runWatchedProcess(childCommand(spec, run), watch, callbacks.stop, reportSteps);
-    if (!ended) return std::move(ended).error();
-    reportSteps();
-    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - runStarted;
-
-    RunReading reading = readRunDirectory(dir, spec.warmupSteps);
-    reading.measurement.repeat = run.repeat;
-    reading.message = failureMessage(reading, *ended, watch.logFile);
-    // On a terminal, Ctrl-C reaches the child directly and it may end before
-    // the watch loop has asked it to: the caller's token decides either way.
-    const bool stopNow = ended->stopRequested || callbacks.stop.stopRequested();
-    RunMeasurement& measured = reading.measurement;
-    if (stopNow && measured.state != runs::RunState::Completed) {
-      measured.state = runs::RunState::Interrupted;
-    }
-    addReading(outcome.results, run.step, reading);
-    ++outcome.finishedRuns;
-    if (stopNow) outcome.stopped = true;
-    else if (measured.state != runs::RunState::Completed) ++outcome.failedRuns;
-    if (Status saved = saveResults(outcome.resultsFile, outcome.results); !saved) {
-      return std::move(saved).error();
-    }
-    runs::BenchmarkEvent end;
-    end.kind = runs::BenchmarkEventKind::RunEnd;
-    end.run = progress.run;
-    end.end = {measured.state, measured.state == runs::RunState::Completed ? "" : reading.message,
-               measured.tokensPerS, measured.stepTimeS, measured.peakBytes, wall.count()};
-    emit(end);
+    if (Status ran = runScheduled(session, index, outcome); !ran) return std::move(ran).error();
     if (outcome.stopped) break;
   }
-  if (outcome.finishedRuns == 0) {
-    if (Status saved = saveResults(outcome.resultsFile, outcome.results); !saved) {
-      return std::move(saved).error();
-    }
-  }
-  runs::BenchmarkEvent summary;
-  summary.kind = runs::BenchmarkEventKind::Summary;
-  summary.summary = {static_cast<std::int64_t>(outcome.finishedRuns),
-                     static_cast<std::int64_t>(outcome.failedRuns), outcome.stopped,
-                     outcome.resultsFile.string()};
-  emit(summary);
+  if (Status ended = endAblation(session, outcome); !ended) return std::move(ended).error();
   return outcome;
 }
 

@@ -16,11 +16,6 @@
 
 namespace tb::logs::detail::console {
 
-inline std::string_view skipBlanks(std::string_view text) {
-  while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
-  return text;
-}
-
 /// The payload after the bracketed groups loggers put in front of it:
 /// `[2024-09-03 15:54:54]`, `[Rank 0]`, DeepSpeed's `[date] [INFO]
 /// [timer.py:215:stop]`, the AMD Primus fork's `[date][rank-63/64][INFO ]

@@ -32,8 +32,6 @@ namespace {
 
 using namespace deepspeed;  // the line readers
 
-using console::afterBracketPrefixes;
-using console::skipBlanks;
 using console::takeDigits;
 
 /// Breakdown-only records held back until the log shows whether it prints
@@ -395,11 +393,10 @@ bool deepSpeedClaimsLine(std::string_view line) {
     return !readTimer(line, at, timer, {}, 0);
   }
   if (const auto at = breakdownAnchor(line); at != std::string_view::npos) {
+    // readBreakdown leaves the kind NotDeepSpeed for a line without a timer
+    // name only DeepSpeed's engine has (Megatron-LM's own `time (ms) |`).
     Breakdown breakdown;
-    bool deepSpeedNames = false;
-    forEachField(line.substr(at + std::string_view("time (ms)").size()), "|",
-                 [&](const LogField& field) { deepSpeedNames = deepSpeedNames || isDeepSpeedOnlyTimer(field.key); });
-    return deepSpeedNames && !readBreakdown(line, at, breakdown, {}, 0);
+    return !readBreakdown(line, at, breakdown, {}, 0) && breakdown.kind != BreakdownKind::NotDeepSpeed;
   }
   if (const auto at = pipelineAnchor(line); at != std::string_view::npos) {
     PipelineLine pipe;

@@ -9,8 +9,6 @@
 
 namespace tb::logs::detail::deepspeed {
 
-using console::afterBracketPrefixes;
-using console::skipBlanks;
 using console::takeDigits;
 
 std::optional<double> finite(std::optional<double> value) {

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format_parser.hpp"
+#include "log_text.hpp"
 #include "python_json.hpp"
 #include "tb/common/text.hpp"
 
@@ -370,7 +371,7 @@ std::optional<fs::path> latestCheckpointState(const fs::path& folder) {
 }  // namespace
 
 bool hfTrainerClaimsHead(std::string_view head) {
-  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  head = withoutBom(head);
   const auto start = head.find_first_not_of(" \t\r\n");
   if (start == std::string_view::npos || head[start] != '{') return false;
   // Keys only the Trainer writes: the state's log_history, the summary's

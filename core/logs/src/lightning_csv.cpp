@@ -80,11 +80,6 @@ bool isHeader(const std::vector<std::string>& cells) {
   return hasStep;
 }
 
-std::string_view withoutBom(std::string_view line) {
-  if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
-  return line;
-}
-
 class LightningCsvFormat final : public LineFormat {
  public:
   explicit LightningCsvFormat(std::string_view origin) : origin_(origin) {}

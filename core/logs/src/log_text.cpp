@@ -18,8 +18,6 @@ namespace {
 
 constexpr char kEscape = '\x1b';
 
-bool isLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
 // ECMA-48: ESC '[' parameter bytes (0x30–0x3F: digits, ';' — which covers
 // `38;2;R;G;B`), intermediate bytes (0x20–0x2F), one final byte (0x40–0x7E).
 // ESC followed by anything else is a two-byte sequence (ESC '(' 'B' resets

@@ -12,9 +12,25 @@
 
 namespace tb::logs::detail {
 
-/// The blanks and digits of a log line, the same for every format.
+/// The character classes of a log line, the same for every format: ASCII
+/// only, whatever the locale, since the frameworks print their keys and
+/// numbers in ASCII.
 inline bool isBlank(char c) { return c == ' ' || c == '\t'; }
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/// `text` without its leading blanks.
+inline std::string_view skipBlanks(std::string_view text) {
+  while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
+  return text;
+}
+
+/// `text` without a leading UTF-8 byte order mark, which some writers put
+/// before the first line of a CSV or JSON file and which is no part of it.
+inline std::string_view withoutBom(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  return text;
+}
 
 /// The line without ANSI escapes (`\x1b[…m`, 24-bit colours included), a
 /// trailing '\r', and the launcher prefixes that come before the payload:

@@ -16,14 +16,12 @@
 #include "format_parser.hpp"
 #include "log_text.hpp"
 #include "tb/common/text.hpp"
+#include "tb/common/units.hpp"
 
 namespace tb::logs::detail {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;  // report_memory divides by 1024*1024: "MB" is MiB
-
 using console::afterBracketPrefixes;
-using console::skipBlanks;
 using console::takeDigits;
 
 /// A field's number. Forks print two values in one field, the window's and a
@@ -321,6 +319,7 @@ class MegatronFormat final : public LineFormat {
         badValue = field.value;
         return;
       }
+      // report_memory divides by 1024*1024: its "MB" is MiB.
       (isMaxAllocated ? maxAllocated : maxReserved) = *value * kMiB;
     });
     if (badKey) {

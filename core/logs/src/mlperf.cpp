@@ -54,33 +54,26 @@ class MlperfFormat final : public LineFormat {
  public:
   explicit MlperfFormat(std::string_view origin) : origin_(origin) {}
 
+  // Every line fed is whole (the importer never feeds a cut last line), so
+  // a record is applied as soon as it is read.
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
-    lastLine_ = lineNumber;
-    // Any next line means the line held back was whole.
-    if (Status status = commitHeld(); !status) return status;
     const auto text = recordText(line);
     if (!text) return {};  // another logger's line: the framework's own output
-    held_ = Held{};  // not emplace(): clang 14 rejects it for this nested struct
-    held_->line = lineNumber;
     JsonTextError problem;
-    auto record = parsePythonJson(*text, problem);
+    const auto record = parsePythonJson(*text, problem);
     if (!record) {
-      held_->error = lineError(origin_, lineNumber,
-                               "expected a JSON record after ':::MLLOG ', found '" +
-                                   std::string(text->substr(0, 60)) + "' (byte " + std::to_string(problem.byte) +
-                                   " of the record: " + problem.reason + ")");
-    } else {
-      held_->record = std::move(*record);
+      return lineError(origin_, lineNumber,
+                       "expected a JSON record after ':::MLLOG ', found '" + std::string(text->substr(0, 60)) +
+                           "' (byte " + std::to_string(problem.byte) + " of the record: " + problem.reason + ")");
     }
-    return {};
+    return apply(*record, lineNumber);
   }
 
   Status finish(runs::ImportedRun& run, bool endedMidLine) override {
     std::string reason;
     // The importer never feeds a cut last line: it was being written.
     if (endedMidLine) reason = "the last line is cut off";
-    if (Status status = commitHeld(); !status) return status;
     emitPending();
 
     if (globalBatch_) run.globalBatch = globalBatch_;
@@ -119,12 +112,6 @@ class MlperfFormat final : public LineFormat {
   }
 
  private:
-  struct Held {
-    std::uint64_t line = 0;
-    std::optional<Error> error;
-    Json record;
-  };
-
   /// One tracked_stats step being gathered (a callback may log timing and
   /// loss for the same step on separate lines).
   struct Tracked {
@@ -133,14 +120,6 @@ class MlperfFormat final : public LineFormat {
     std::optional<double> loss;
     std::optional<double> benchmarkThroughput;  ///< "throughput", the benchmark's unit
   };
-
-  Status commitHeld() {
-    if (!held_) return {};
-    Held held = std::move(*held_);
-    held_.reset();
-    if (held.error) return *held.error;
-    return apply(held.record, held.line);
-  }
 
   Status apply(const Json& record, std::uint64_t line) {
     const auto fail = [&](const std::string& what) { return lineError(origin_, line, what); };
@@ -254,8 +233,6 @@ class MlperfFormat final : public LineFormat {
   // finish() has no sink; the step still gathering then goes to the one
   // feed() was given (the importer passes the same sink to every call).
   StepSink* sink_ = nullptr;
-  std::uint64_t lastLine_ = 0;
-  std::optional<Held> held_;
   std::optional<Tracked> pending_;
   std::int64_t trackedLines_ = 0;
   std::optional<double> runStartMs_;

@@ -38,7 +38,7 @@ struct ConsolePrefix {
 /// Reads the digits at the start of `text` and removes them.
 std::optional<std::int64_t> takeCount(std::string_view& text) {
   std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  while (digits < text.size() && isDigit(text[digits])) ++digits;
   if (digits == 0 || digits > 15) return std::nullopt;
   const auto value = parseUnsigned(text.substr(0, digits));
   text.remove_prefix(digits);
@@ -74,26 +74,25 @@ class NemoFormat final : public LineFormat {
  public:
   explicit NemoFormat(std::string_view origin) : origin_(origin) {}
 
+  // Every line fed is whole (the importer never feeds a cut last line), so
+  // a line's record is committed as soon as it is read.
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
-    lastLine_ = lineNumber;
-    // Any next line means the line held back was whole.
-    if (Status status = commitHeld(); !status) return status;
     if (const auto prefix = parseConsolePrefix(line)) {
       if (source_ == Source::Dllogger) return {};
       source_ = Source::Console;
-      held_ = Held{};  // not emplace(): clang 14 rejects it for this nested struct
-      held_->line = lineNumber;
-      readConsole(*prefix, *held_);
-      return {};
+      Held held;
+      held.line = lineNumber;
+      readConsole(*prefix, held);
+      return commit(std::move(held));
     }
     if (line.starts_with(kDllPrefix)) {
       if (source_ == Source::Console) return {};
-      held_ = Held{};
-      held_->line = lineNumber;
-      readDllogger(line.substr(kDllPrefix.size()), *held_);
-      if (held_->record) source_ = Source::Dllogger;
-      return {};
+      Held held;
+      held.line = lineNumber;
+      readDllogger(line.substr(kDllPrefix.size()), held);
+      if (held.record) source_ = Source::Dllogger;
+      return commit(std::move(held));
     }
     return {};  // another logger's line: NeMo's [NeMo I …] lines, `Validation: iteration …`
   }
@@ -101,7 +100,6 @@ class NemoFormat final : public LineFormat {
   Status finish(runs::ImportedRun& run, bool endedMidLine) override {
     // The importer never feeds a cut last line (its last value may be cut).
     if (endedMidLine) markPartial(run, "the last line is cut off");
-    if (Status status = commitHeld(); !status) return status;
     records_.finish(run, sink_);
     if (source_ == Source::Console) finishConsole(run);
     return {};
@@ -110,6 +108,7 @@ class NemoFormat final : public LineFormat {
  private:
   enum class Source : std::uint8_t { None, Console, Dllogger };
 
+  /// What one line gave, for commit().
   struct Held {
     std::uint64_t line = 0;
     std::optional<Error> error;
@@ -202,10 +201,7 @@ class NemoFormat final : public LineFormat {
     held.record = held.metrics.hasTrainingValue();
   }
 
-  Status commitHeld() {
-    if (!held_) return {};
-    Held held = std::move(*held_);
-    held_.reset();
+  Status commit(Held held) {
     if (held.error) return *held.error;
     if (!held.record) return {};
     if (held.console) {
@@ -278,8 +274,6 @@ class NemoFormat final : public LineFormat {
   // A stream with both forms keeps the first one seen: the console line's
   // window averages and DLLogger's per-step values must not mix on one curve.
   Source source_ = Source::None;
-  std::uint64_t lastLine_ = 0;
-  std::optional<Held> held_;
   NemoRecords records_;
   std::optional<std::int64_t> lastIteration_;
   std::optional<std::int64_t> previousIteration_;

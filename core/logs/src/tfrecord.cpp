@@ -47,7 +47,7 @@ std::uint64_t loadLittle64(const unsigned char* p) noexcept {
 
 constexpr std::size_t kHeaderBytes = 12;  // length + its masked CRC
 constexpr std::size_t kFooterBytes = 4;   // the data's masked CRC
-constexpr std::size_t kChunkBytes = std::size_t{64} << 10;
+constexpr std::size_t kSkipChunkBytes = std::size_t{64} << 10;
 
 std::string hex32(std::uint32_t value) {
   std::array<char, 11> text{};
@@ -128,7 +128,7 @@ TfRecordReader::Next TfRecordReader::checkData(std::uint32_t computed, const cha
 
 TfRecordReader::Next TfRecordReader::skip(std::uint64_t length) {
   // Streamed through one chunk so a record of any kept-out size costs 64 KiB.
-  std::array<char, kChunkBytes> chunk{};
+  std::array<char, kSkipChunkBytes> chunk{};
   std::uint32_t crc = 0;
   std::uint64_t left = length;
   while (left > 0) {

@@ -25,6 +25,184 @@ std::uint64_t corrected(std::uint64_t bytes, double scale, std::int64_t offset) 
   return value <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(value));
 }
 
+/// Prices candidate policies for one input: the predictor's peak, corrected
+/// by the calibration, and the FLOP-based step time.
+struct CandidatePricer {
+  PredictionInput probe;  ///< the input, its policy replaced by each candidate's
+  std::int64_t calibrationOffset = 0;
+  double calibrationScale = 1.0;
+  std::vector<Candidate> candidates;
+  std::size_t selectiveAt = 0;  ///< where plain selective is in candidates
+};
+
+/// Prices `policy` and adds it to the candidates; `k` places it on the curve
+/// (-1 plain selective, -2 the other off-curve candidates).
+Status priceCandidate(CandidatePricer& pricer, const RecomputePolicy& policy, std::int64_t k) {
+  pricer.probe.recompute = policy;
+  auto prediction = predictMemory(pricer.probe);
+  if (!prediction) return prediction.error();
+  pricer.candidates.push_back(
+      {.policy = policy,
+       .point = {.k = k,
+                 .peakBytes = corrected(prediction->totalBytes, pricer.calibrationScale,
+                                        pricer.calibrationOffset),
+                 .timeRatio = prediction->timeRatio}});
+  return {};
+}
+
+/// The curve (K full blocks, K = 0 is none) and plain selective.
+Status priceCurveAndSelective(CandidatePricer& pricer, std::int64_t stageLayers) {
+  for (std::int64_t k = 0; k <= stageLayers; ++k) {
+    const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::None, 0}
+                                          : RecomputePolicy{RecomputeKind::Layers, k};
+    if (Status priced = priceCandidate(pricer, policy, k); !priced) return priced;
+  }
+  if (Status priced = priceCandidate(pricer, {RecomputeKind::Selective, 0}, -1); !priced) {
+    return priced;
+  }
+  pricer.selectiveAt = pricer.candidates.size() - 1;
+  return {};
+}
+
+/// Off the curve: every other module set, alone and behind K full blocks
+/// (Megatron's recompute_modules; layers:K+selective:MODULES).
+Status priceModuleSets(CandidatePricer& pricer, const PredictionInput& input,
+                       std::int64_t stageLayers) {
+  // The head module is offered where it changes something (the engine's plain
+  // float32 step); elsewhere it would only repeat every candidate.
+  const std::uint8_t lastModules =
+      detail::headModuleChangesStep(input.profile, input.parallel, input.compiledStep)
+          ? model::kAllRecomputeModules
+          : model::kBlockRecomputeModules;
+  for (std::uint8_t modules = 1; modules <= lastModules; ++modules) {
+    // Behind every block rebuilt whole only the head has anything left to rebuild.
+    const std::int64_t lastK = modules == model::kOutputHead ? stageLayers : stageLayers - 1;
+    for (std::int64_t k = 0; k <= lastK; ++k) {
+      if (k == 0 && modules == model::kCoreAttention) continue;  // plain selective, above
+      const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::Selective, 0, modules}
+                                            : RecomputePolicy{RecomputeKind::Layers, k, modules};
+      if (Status priced = priceCandidate(pricer, policy, -2); !priced) return priced;
+    }
+  }
+  return {};
+}
+
+/// torchtitan's own policies, which its job file can name: per-op
+/// checkpointing, and every N-th block rebuilt (selective_ac_option N).
+Status priceTorchtitanPolicies(CandidatePricer& pricer, std::int64_t stageLayers) {
+  if (Status priced = priceCandidate(pricer, {RecomputeKind::Op, 0}, -2); !priced) return priced;
+  for (std::int64_t n = 2; n <= stageLayers; ++n) {
+    if (Status priced = priceCandidate(pricer, {RecomputeKind::Every, n}, -2); !priced) {
+      return priced;
+    }
+  }
+  return {};
+}
+
+/// Every candidate the plan chooses among, in the order ties are settled.
+Status priceAllCandidates(CandidatePricer& pricer, const PredictionInput& input,
+                          std::int64_t stageLayers) {
+  if (Status priced = priceCurveAndSelective(pricer, stageLayers); !priced) return priced;
+  if (Status priced = priceModuleSets(pricer, input, stageLayers); !priced) return priced;
+  if (input.profile == Profile::Torchtitan) {
+    if (Status priced = priceTorchtitanPolicies(pricer, stageLayers); !priced) return priced;
+  }
+  return {};
+}
+
+/// What decides which priced candidates may be chosen.
+struct ChoiceRules {
+  Profile profile = Profile::Engine;
+  std::int64_t stageLayers = 0;  ///< blocks per stage: layers:K at this K is `full`
+  double usable = 0;             ///< the budget less the margin
+};
+
+/// A torchtitan job can be told none, full, op or every:N, nothing else;
+/// the others stay on the curve to show the trade-off, but are not chosen.
+bool jobCanExpress(const ChoiceRules& rules, const RecomputePolicy& policy) {
+  if (rules.profile != Profile::Torchtitan) return true;
+  switch (policy.kind) {
+    case RecomputeKind::None:
+    case RecomputeKind::Full:
+    case RecomputeKind::Op:
+    case RecomputeKind::Every: return true;
+    case RecomputeKind::Layers:
+      return policy.modules == 0 && (policy.layers == 0 || policy.layers == rules.stageLayers);
+    case RecomputeKind::Selective:
+    case RecomputeKind::Uniform: break;
+  }
+  return false;
+}
+
+/// The fastest expressible candidate that fits (ties to the smaller peak),
+/// and the smallest peak of any expressible candidate.
+struct Choice {
+  const Candidate* best = nullptr;
+  std::uint64_t smallest = UINT64_MAX;
+};
+
+Choice chooseFastestFitting(const std::vector<Candidate>& candidates, const ChoiceRules& rules) {
+  Choice choice;
+  for (const Candidate& candidate : candidates) {
+    if (!jobCanExpress(rules, candidate.policy)) continue;
+    choice.smallest = std::min(choice.smallest, candidate.point.peakBytes);
+    if (static_cast<double>(candidate.point.peakBytes) > rules.usable) continue;
+    const Candidate* best = choice.best;
+    const bool better =
+        best == nullptr || candidate.point.timeRatio < best->point.timeRatio ||
+        (candidate.point.timeRatio == best->point.timeRatio &&
+         candidate.point.peakBytes < best->point.peakBytes);
+    if (better) choice.best = &candidate;
+  }
+  return choice;
+}
+
+/// The expressible candidate next below `best` in step time (ties to the
+/// smaller peak); null when `best` is the fastest.
+const Candidate* nextCheaperCandidate(const std::vector<Candidate>& candidates,
+                                      const ChoiceRules& rules, const Candidate& best) {
+  const Candidate* next = nullptr;
+  for (const Candidate& candidate : candidates) {
+    if (!jobCanExpress(rules, candidate.policy)) continue;
+    if (candidate.point.timeRatio >= best.point.timeRatio) continue;
+    const bool closer = next == nullptr || candidate.point.timeRatio > next->point.timeRatio ||
+                        (candidate.point.timeRatio == next->point.timeRatio &&
+                         candidate.point.peakBytes < next->point.peakBytes);
+    if (closer) next = &candidate;
+  }
+  return next;
+}
+
+/// Writes the fitting choice, and the next cheaper candidate when there is one, into `plan`.
+void recordChoice(RecomputePlan& plan, const Candidate& best, const Candidate* next,
+                  std::int64_t stageLayers) {
+  if (next != nullptr) {
+    plan.nextCheaper = next->policy;
+    plan.nextCheaperPoint = next->point;
+  }
+  plan.fits = true;
+  plan.policy = best.policy;
+  // layers:K with K = all blocks is what `full` means; say it that way.
+  if (plan.policy.kind == RecomputeKind::Layers && plan.policy.layers == stageLayers &&
+      plan.policy.modules == 0) {
+    plan.policy = {RecomputeKind::Full, 0};
+  }
+  plan.predictedPeakBytes = best.point.peakBytes;
+  plan.timeOverheadRatio = best.point.timeRatio - 1.0;
+}
+
+/// The planner's own arguments; the predictor checks the input.
+Status checkPlanArguments(std::uint64_t budgetBytes, double margin) {
+  if (!(margin >= 0.0 && margin < 1.0)) {
+    return makeError(ErrorKind::BadInput, "--margin: " + std::to_string(margin) +
+                                              " is not a fraction in [0, 1)");
+  }
+  if (budgetBytes == 0) {
+    return makeError(ErrorKind::BadInput, "--gpu-memory: the budget must be above zero");
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<std::int64_t> curveK(const RecomputePlan& plan) {
@@ -46,64 +224,20 @@ std::optional<std::int64_t> curveK(const RecomputePlan& plan) {
 Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_t budgetBytes,
                                       double margin, std::int64_t calibrationOffset,
                                       double calibrationScale) {
-  if (!(margin >= 0.0 && margin < 1.0)) {
-    return makeError(ErrorKind::BadInput, "--margin: " + std::to_string(margin) +
-                                              " is not a fraction in [0, 1)");
-  }
-  if (budgetBytes == 0) {
-    return makeError(ErrorKind::BadInput, "--gpu-memory: the budget must be above zero");
-  }
-  PredictionInput probe = input;
-  probe.recompute = {RecomputeKind::None, 0};
-  auto none = predictMemory(probe);
+  if (Status valid = checkPlanArguments(budgetBytes, margin); !valid) return valid.error();
+  CandidatePricer pricer{.probe = input,
+                         .calibrationOffset = calibrationOffset,
+                         .calibrationScale = calibrationScale,
+                         .candidates = {},
+                         .selectiveAt = 0};
+  pricer.probe.recompute = {RecomputeKind::None, 0};
+  auto none = predictMemory(pricer.probe);
   if (!none) return none.error();
-
-  std::vector<Candidate> candidates;
-  const auto price = [&](RecomputePolicy policy, std::int64_t k) -> Status {
-    probe.recompute = policy;
-    auto prediction = predictMemory(probe);
-    if (!prediction) return prediction.error();
-    candidates.push_back(
-        {policy,
-         {k, corrected(prediction->totalBytes, calibrationScale, calibrationOffset),
-          prediction->timeRatio}});
-    return {};
-  };
-  for (std::int64_t k = 0; k <= none->stageLayers; ++k) {
-    const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::None, 0}
-                                          : RecomputePolicy{RecomputeKind::Layers, k};
-    if (Status priced = price(policy, k); !priced) return priced.error();
+  const std::int64_t stageLayers = none->stageLayers;
+  if (Status priced = priceAllCandidates(pricer, input, stageLayers); !priced) {
+    return priced.error();
   }
-  if (Status priced = price({RecomputeKind::Selective, 0}, -1); !priced) return priced.error();
-  const std::size_t selectiveAt = candidates.size() - 1;
-  // Off the curve: every other module set, alone and behind K full blocks
-  // (Megatron's recompute_modules; layers:K+selective:MODULES).
-  // The head module is offered where it changes something (the engine's plain
-  // float32 step); elsewhere it would only repeat every candidate.
-  const std::uint8_t lastModules =
-      detail::headModuleChangesStep(input.profile, input.parallel, input.compiledStep)
-          ? model::kAllRecomputeModules
-          : model::kBlockRecomputeModules;
-  for (std::uint8_t modules = 1; modules <= lastModules; ++modules) {
-    // Behind every block rebuilt whole only the head has anything left to rebuild.
-    const std::int64_t lastK = modules == model::kOutputHead ? none->stageLayers
-                                                             : none->stageLayers - 1;
-    for (std::int64_t k = 0; k <= lastK; ++k) {
-      if (k == 0 && modules == model::kCoreAttention) continue;  // plain selective, above
-      const RecomputePolicy policy = k == 0 ? RecomputePolicy{RecomputeKind::Selective, 0, modules}
-                                            : RecomputePolicy{RecomputeKind::Layers, k, modules};
-      if (Status priced = price(policy, -2); !priced) return priced.error();
-    }
-  }
-
-  // torchtitan's own policies, which its job file can name: per-op
-  // checkpointing, and every N-th block rebuilt (selective_ac_option N).
-  if (input.profile == Profile::Torchtitan) {
-    if (Status priced = price({RecomputeKind::Op, 0}, -2); !priced) return priced.error();
-    for (std::int64_t n = 2; n <= none->stageLayers; ++n) {
-      if (Status priced = price({RecomputeKind::Every, n}, -2); !priced) return priced.error();
-    }
-  }
+  const std::vector<Candidate>& candidates = pricer.candidates;
 
   RecomputePlan plan;
   plan.budgetBytes = budgetBytes;
@@ -111,62 +245,17 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
   for (const Candidate& candidate : candidates) {
     if (candidate.point.k >= 0) plan.curve.push_back(candidate.point);
   }
-  plan.selective = candidates[selectiveAt].point;
+  plan.selective = candidates[pricer.selectiveAt].point;
 
-  const double usable = static_cast<double>(budgetBytes) * (1.0 - margin);
-  // A torchtitan job can be told none, full, op or every:N, nothing else;
-  // the others stay on the curve to show the trade-off, but are not chosen.
-  const auto expressible = [&](const RecomputePolicy& policy) {
-    if (input.profile != Profile::Torchtitan) return true;
-    switch (policy.kind) {
-      case RecomputeKind::None:
-      case RecomputeKind::Full:
-      case RecomputeKind::Op:
-      case RecomputeKind::Every: return true;
-      case RecomputeKind::Layers:
-        return policy.modules == 0 && (policy.layers == 0 || policy.layers == none->stageLayers);
-      case RecomputeKind::Selective:
-      case RecomputeKind::Uniform: break;
-    }
-    return false;
-  };
-  const Candidate* best = nullptr;
-  std::uint64_t smallest = UINT64_MAX;
-  for (const Candidate& candidate : candidates) {
-    if (!expressible(candidate.policy)) continue;
-    smallest = std::min(smallest, candidate.point.peakBytes);
-    if (static_cast<double>(candidate.point.peakBytes) > usable) continue;
-    const bool better =
-        best == nullptr || candidate.point.timeRatio < best->point.timeRatio ||
-        (candidate.point.timeRatio == best->point.timeRatio &&
-         candidate.point.peakBytes < best->point.peakBytes);
-    if (better) best = &candidate;
-  }
-  plan.smallestBudgetBytes =
-      static_cast<std::uint64_t>(std::ceil(static_cast<double>(smallest) / (1.0 - margin)));
-  if (best == nullptr) return plan;
-  const Candidate* next = nullptr;
-  for (const Candidate& candidate : candidates) {
-    if (!expressible(candidate.policy)) continue;
-    if (candidate.point.timeRatio >= best->point.timeRatio) continue;
-    const bool closer = next == nullptr || candidate.point.timeRatio > next->point.timeRatio ||
-                        (candidate.point.timeRatio == next->point.timeRatio &&
-                         candidate.point.peakBytes < next->point.peakBytes);
-    if (closer) next = &candidate;
-  }
-  if (next != nullptr) {
-    plan.nextCheaper = next->policy;
-    plan.nextCheaperPoint = next->point;
-  }
-  plan.fits = true;
-  plan.policy = best->policy;
-  // layers:K with K = all blocks is what `full` means; say it that way.
-  if (plan.policy.kind == RecomputeKind::Layers && plan.policy.layers == none->stageLayers &&
-      plan.policy.modules == 0) {
-    plan.policy = {RecomputeKind::Full, 0};
-  }
-  plan.predictedPeakBytes = best->point.peakBytes;
-  plan.timeOverheadRatio = best->point.timeRatio - 1.0;
+  const ChoiceRules rules{.profile = input.profile,
+                          .stageLayers = stageLayers,
+                          .usable = static_cast<double>(budgetBytes) * (1.0 - margin)};
+  const Choice choice = chooseFastestFitting(candidates, rules);
+  plan.smallestBudgetBytes = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(choice.smallest) / (1.0 - margin)));
+  if (choice.best == nullptr) return plan;
+  recordChoice(plan, *choice.best, nextCheaperCandidate(candidates, rules, *choice.best),
+               stageLayers);
   return plan;
 }
 

@@ -134,136 +134,232 @@ BlockBytes layerBytes(const PredictionInput& input) {
   return block;
 }
 
-Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers,
-                std::int64_t& shardParams) {
-  const model::ModelConfig& m = input.model;
-  const ParallelConfig& p = input.parallel;
-  const auto counts = detail::paramCounts(m);
-  const double tp = static_cast<double>(p.tp);
-  const double headParams = static_cast<double>(counts.embedding + m.dim);
-  const double shard =
-      (static_cast<double>(stageLayers * counts.block) +
-       (stage.first ? static_cast<double>(counts.embedding) : 0.0) +
-       (stage.last ? headParams : 0.0)) / tp;
-  shardParams = static_cast<std::int64_t>(std::llround(shard));
+/// What every phase of one stage's walk shares: the stage's parameter shard,
+/// the gradient buffers that outlive the block walk, what every phase holds
+/// whatever it runs, and what the stage's blocks store for backward.
+struct StageTerms {
+  Stage stage;
+  std::int64_t layers = 0;  ///< blocks the stage holds
+  detail::ParamCounts counts;
+  double tp = 1;
+  double headParams = 0;  ///< the output head and the final norm
+  double shard = 0;       ///< the stage's parameters on this rank
+  std::int64_t shardParams = 0;
+  detail::StateBytes state;
+  bool compiled = false;
+  bool torchtitan = false;
+  BlockBytes block;
+  bool preallocatedGrads = false;
+  bool stagedFsdp = false;
+  double unshardedGrads = 0;
+  double commBuffer = 0;
+  double allGrads = 0;
+  double reduceScatterInput = 0;
+  MemoryBreakdown base;  ///< weights and optimizer state, alive in every phase
+  double fixed = 0;
+  double cachedGradients = 0;
+  double collectiveCache = 0;
+  std::vector<double> stored;  ///< stored bytes of each block for one micro-batch
+  double storedSum = 0;
+};
 
-  const auto state = detail::stateBytesPerParam(input.profile, p);
-  const bool compiled = detail::usesCompiledStep(input.profile, p, input.compiledStep);
-  const BlockBytes block = layerBytes(input);
-  const bool torchtitan = input.profile == Profile::Torchtitan;
+/// The stage's parameter shard on this rank, its state bytes per parameter
+/// and what one of its blocks keeps.
+StageTerms stageShard(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers) {
+  StageTerms terms;
+  terms.stage = stage;
+  terms.layers = stageLayers;
+  terms.counts = detail::paramCounts(input.model);
+  terms.tp = static_cast<double>(input.parallel.tp);
+  terms.headParams = static_cast<double>(terms.counts.embedding + input.model.dim);
+  terms.shard = (static_cast<double>(stageLayers * terms.counts.block) +
+                 (stage.first ? static_cast<double>(terms.counts.embedding) : 0.0) +
+                 (stage.last ? terms.headParams : 0.0)) / terms.tp;
+  terms.shardParams = static_cast<std::int64_t>(std::llround(terms.shard));
+  terms.state = detail::stateBytesPerParam(input.profile, input.parallel);
+  terms.compiled = detail::usesCompiledStep(input.profile, input.parallel, input.compiledStep);
+  terms.block = layerBytes(input);
+  terms.torchtitan = input.profile == Profile::Torchtitan;
+  return terms;
+}
+
+/// The gradient buffers whose size does not depend on the block being
+/// differentiated, and the flags that say which exist.
+void addGradientBuffers(StageTerms& terms, const PredictionInput& input) {
+  const ParallelConfig& p = input.parallel;
   // The compiled step's optimizer works over flat gradient buffers, which
   // exist for the whole step like the cluster frameworks' grad buckets.
   // So do the tuned runtime's flat gradients, compiled or not. FSDP2 under
   // torchtitan makes each block's sharded gradients at its reduce-scatter.
-  const bool preallocatedGrads =
-      (input.profile != Profile::Engine && !torchtitan) || compiled || input.flatGradients;
+  terms.preallocatedGrads = (input.profile != Profile::Engine && !terms.torchtitan) ||
+                            terms.compiled || input.flatGradients;
   // torchtitan with PP does not reshard after forward (the stage's 16-bit
   // parameters stay gathered) and accumulates the stage's unsharded fp32
   // gradients over the micro-batches, reduce-scattered after the last one.
-  const bool stagedFsdp = torchtitan && p.pp > 1 && p.zero == 3;
-  const double unshardedGrads = stagedFsdp ? 4.0 * shard : 0.0;
+  terms.stagedFsdp = terms.torchtitan && p.pp > 1 && p.zero == 3;
+  terms.unshardedGrads = terms.stagedFsdp ? 4.0 * terms.shard : 0.0;
   // Data parallelism over per-tensor gradients (the engine's stock runtime)
   // sums them in a communication buffer, alive all run, as DDP's default
   // buckets are: every gradient but the embedding's, whose touched rows
   // travel on their own at backward's end. Flat gradients are summed in place.
-  const double embeddingShard = stage.first ? static_cast<double>(counts.embedding) / tp : 0.0;
-  const double commBuffer = input.profile == Profile::Engine && p.dp > 1 && !preallocatedGrads
-                                ? 4.0 * (shard - embeddingShard)
-                                : 0.0;
-  const double fixed = detail::fixedOverheadBytes(m, p, input.profile);
-  const double cachedGradients = torchtitan ? state.gradients * shard : 0.0;
-  const double collectiveCache = torchtitan ? detail::collectiveCacheBytes(m, p) : 0.0;
-
-  MemoryBreakdown base;
-  const double gathered = stagedFsdp ? static_cast<double>(bytesOf(p.dtype)) * shard
-                                     : detail::gatheredWeightBytes(counts, p, input.profile);
-  base.weights = bytes(state.weights * shard + gathered);
-  base.optimizer = bytes(state.optimizer * shard);
-  const double allGrads = state.gradients * shard;
-
-  std::vector<double> stored;
-  double storedSum = 0;
-  for (std::int64_t layer = 0; layer < stageLayers; ++layer) {
-    stored.push_back(storedBytes(input.recompute, block, layer));
-    storedSum += stored.back();
-  }
-  const double othersInFlight = static_cast<double>(stage.inFlight - 1) * storedSum;
-  // Between torch.distributed.pipelining's stages every micro-batch in
-  // flight keeps the input it received and the output it sent until its
-  // gradient comes back. The first stage is modelled as the envelope of
-  // stages 0 and 1 (ceil(L/p) blocks, the embedding, p micro-batches in
-  // flight), so both count. The other profiles keep their own counts.
-  const auto boundary = [&](std::int64_t inFlight) {
-    return torchtitan && stage.first && p.pp > 1
-               ? 2.0 * static_cast<double>(inFlight) * block.checkpoint
-               : 0.0;
-  };
+  const double embeddingShard =
+      terms.stage.first ? static_cast<double>(terms.counts.embedding) / terms.tp : 0.0;
+  terms.commBuffer = input.profile == Profile::Engine && p.dp > 1 && !terms.preallocatedGrads
+                         ? 4.0 * (terms.shard - embeddingShard)
+                         : 0.0;
+  terms.allGrads = terms.state.gradients * terms.shard;
   // FSDP2 reduce-scatters a block's gradients from one flat buffer in the
   // reduce dtype (fp32) copied from them: one block's unsharded gradients
   // beside the block being differentiated.
-  const double reduceScatterInput =
-      torchtitan && p.zero == 3 ? 4.0 * static_cast<double>(counts.block) / tp : 0.0;
+  terms.reduceScatterInput = terms.torchtitan && p.zero == 3
+                                 ? 4.0 * static_cast<double>(terms.counts.block) / terms.tp
+                                 : 0.0;
+}
 
-  std::vector<Phase> phases;
-  if (stage.last) {
-    Phase head{base, "head backward"};
-    const double edge = compiled ? detail::compiledEdgeActivationBytes(m, p)
-                                 : detail::edgeActivationBytes(m, p, input.profile);
-    head.breakdown.activations = bytes(othersInFlight + storedSum + edge + boundary(1));
-    const bool chunkedHead = compiled || rebuildsPlainHead(input);
-    head.breakdown.logits =
-        bytes(chunkedHead  ? detail::chunkedHeadBytes(m, p)
-              : torchtitan ? detail::torchtitanLogitsBytes(m, p, input.frameworkVersion)
-                           : detail::logitsBytes(m, p, input.profile));
-    // The engine's head gradients are born after the logits' temporaries die.
-    head.breakdown.gradients =
-        bytes((preallocatedGrads ? allGrads : 0.0) + commBuffer + unshardedGrads);
-    head.shardedGradients = preallocatedGrads ? allGrads : 0.0;
-    phases.push_back(head);
+/// What every phase holds whatever it runs: the weights (with the gathered
+/// ones), the optimizer state, the fixed buffers and the allocator's caches.
+/// Reads stagedFsdp, so it runs after addGradientBuffers.
+void addResidentBytes(StageTerms& terms, const PredictionInput& input) {
+  const ParallelConfig& p = input.parallel;
+  const double gathered = terms.stagedFsdp
+                              ? static_cast<double>(bytesOf(p.dtype)) * terms.shard
+                              : detail::gatheredWeightBytes(terms.counts, p, input.profile);
+  terms.base.weights = bytes(terms.state.weights * terms.shard + gathered);
+  terms.base.optimizer = bytes(terms.state.optimizer * terms.shard);
+  terms.fixed = detail::fixedOverheadBytes(input.model, p, input.profile);
+  terms.cachedGradients = terms.torchtitan ? terms.state.gradients * terms.shard : 0.0;
+  terms.collectiveCache = terms.torchtitan ? detail::collectiveCacheBytes(input.model, p) : 0.0;
+}
+
+/// What each of the stage's blocks stores for one micro-batch, and the sum.
+void storeBlockActivations(StageTerms& terms, const PredictionInput& input) {
+  for (std::int64_t layer = 0; layer < terms.layers; ++layer) {
+    terms.stored.push_back(storedBytes(input.recompute, terms.block, layer));
+    terms.storedSum += terms.stored.back();
   }
-  // One micro-batch's backward, block by block, with `inFlight` micro-batches
-  // holding activations. Under torchtitan's staged FSDP the first backward
-  // of a step forms the unsharded gradients block by block; every later one
-  // finds them all accumulated but one micro-batch fewer in flight, and the
-  // sharded gradients are born only at the last, when little else is.
-  const auto backward = [&](std::int64_t inFlight, bool accumulated, const std::string& suffix) {
-    const double others = static_cast<double>(inFlight - 1) * storedSum;
-    double below = storedSum;  // stored bytes of this micro-batch's blocks 0..layer
-    for (std::int64_t layer = stageLayers - 1; layer >= 0; --layer) {
-      Phase phase{base, "layer " + std::to_string(layer) + " backward" + suffix};
-      phase.breakdown.activations = bytes(others + below + boundary(inFlight));
-      phase.breakdown.recompute = bytes(rebuiltBytes(input.recompute, block, layer));
-      phase.breakdown.workspace = bytes(
-          (rebuildsWhole(input.recompute, layer) ? block.workspace : block.selectiveWorkspace) +
-          reduceScatterInput);
-      const double born = (stage.last ? headParams : 0.0) +
-                          static_cast<double>((stageLayers - layer) * counts.block);
-      const double sharded =
-          preallocatedGrads ? allGrads : stagedFsdp ? 0.0 : state.gradients * born / tp;
-      const double unsharded = accumulated ? unshardedGrads : stagedFsdp ? 4.0 * born / tp : 0.0;
-      phase.breakdown.gradients = bytes(sharded + commBuffer + unsharded);
-      phase.shardedGradients = sharded;
-      phases.push_back(phase);
-      below -= stored[static_cast<std::size_t>(layer)];
-    }
-  };
-  if (stagedFsdp) {
-    backward(stage.inFlight, false, " (first micro-batch)");
-    if (stage.inFlight > 1) backward(stage.inFlight - 1, true, " (later micro-batches)");
-  } else {
-    backward(stage.inFlight, false, "");
+}
+
+/// Between torch.distributed.pipelining's stages every micro-batch in
+/// flight keeps the input it received and the output it sent until its
+/// gradient comes back. The first stage is modelled as the envelope of
+/// stages 0 and 1 (ceil(L/p) blocks, the embedding, p micro-batches in
+/// flight), so both count. The other profiles keep their own counts.
+double pipelineBoundaryBytes(const PredictionInput& input, const StageTerms& terms,
+                             std::int64_t inFlight) {
+  return terms.torchtitan && terms.stage.first && input.parallel.pp > 1
+             ? 2.0 * static_cast<double>(inFlight) * terms.block.checkpoint
+             : 0.0;
+}
+
+/// The last stage's head backward: every block's activations still stored
+/// and the logits alive.
+Phase headBackwardPhase(const PredictionInput& input, const StageTerms& terms) {
+  const model::ModelConfig& m = input.model;
+  const ParallelConfig& p = input.parallel;
+  const double othersInFlight = static_cast<double>(terms.stage.inFlight - 1) * terms.storedSum;
+  Phase head{terms.base, "head backward"};
+  const double edge = terms.compiled ? detail::compiledEdgeActivationBytes(m, p)
+                                     : detail::edgeActivationBytes(m, p, input.profile);
+  head.breakdown.activations = bytes(othersInFlight + terms.storedSum + edge +
+                                     pipelineBoundaryBytes(input, terms, 1));
+  const bool chunkedHead = terms.compiled || rebuildsPlainHead(input);
+  head.breakdown.logits =
+      bytes(chunkedHead        ? detail::chunkedHeadBytes(m, p)
+            : terms.torchtitan ? detail::torchtitanLogitsBytes(m, p, input.frameworkVersion)
+                               : detail::logitsBytes(m, p, input.profile));
+  // The engine's head gradients are born after the logits' temporaries die.
+  head.breakdown.gradients = bytes((terms.preallocatedGrads ? terms.allGrads : 0.0) +
+                                   terms.commBuffer + terms.unshardedGrads);
+  head.shardedGradients = terms.preallocatedGrads ? terms.allGrads : 0.0;
+  return head;
+}
+
+/// One micro-batch's backward through the stage's blocks.
+struct BackwardPass {
+  std::int64_t inFlight = 1;  ///< micro-batches holding activations
+  bool accumulated = false;   ///< the staged FSDP gradients are all accumulated already
+  const char* suffix = "";    ///< appended to each phase's name
+};
+
+/// One micro-batch's backward, block by block, with `inFlight` micro-batches
+/// holding activations. Under torchtitan's staged FSDP the first backward
+/// of a step forms the unsharded gradients block by block; every later one
+/// finds them all accumulated but one micro-batch fewer in flight, and the
+/// sharded gradients are born only at the last, when little else is.
+void appendBlockBackwards(std::vector<Phase>& phases, const PredictionInput& input,
+                          const StageTerms& terms, const BackwardPass& pass) {
+  const BlockBytes& block = terms.block;
+  const double others = static_cast<double>(pass.inFlight - 1) * terms.storedSum;
+  double below = terms.storedSum;  // stored bytes of this micro-batch's blocks 0..layer
+  for (std::int64_t layer = terms.layers - 1; layer >= 0; --layer) {
+    Phase phase{terms.base, "layer " + std::to_string(layer) + " backward" + pass.suffix};
+    phase.breakdown.activations =
+        bytes(others + below + pipelineBoundaryBytes(input, terms, pass.inFlight));
+    phase.breakdown.recompute = bytes(rebuiltBytes(input.recompute, block, layer));
+    phase.breakdown.workspace = bytes(
+        (rebuildsWhole(input.recompute, layer) ? block.workspace : block.selectiveWorkspace) +
+        terms.reduceScatterInput);
+    const double born = (terms.stage.last ? terms.headParams : 0.0) +
+                        static_cast<double>((terms.layers - layer) * terms.counts.block);
+    const double sharded = terms.preallocatedGrads ? terms.allGrads
+                           : terms.stagedFsdp      ? 0.0
+                                                   : terms.state.gradients * born / terms.tp;
+    const double unsharded = pass.accumulated  ? terms.unshardedGrads
+                             : terms.stagedFsdp ? 4.0 * born / terms.tp
+                                                : 0.0;
+    phase.breakdown.gradients = bytes(sharded + terms.commBuffer + unsharded);
+    phase.shardedGradients = sharded;
+    phases.push_back(phase);
+    below -= terms.stored[static_cast<std::size_t>(layer)];
   }
-  Phase step{base, "optimizer step"};
-  step.breakdown.gradients = bytes(allGrads + commBuffer);
-  step.shardedGradients = allGrads;
+}
+
+/// The optimizer step: every gradient born, no activations.
+Phase optimizerStepPhase(const PredictionInput& input, const StageTerms& terms) {
+  Phase step{terms.base, "optimizer step"};
+  step.breakdown.gradients = bytes(terms.allGrads + terms.commBuffer);
+  step.shardedGradients = terms.allGrads;
   // The fused clipped AdamW updates the flat buffers in place: no temporaries.
   step.breakdown.optimizer +=
-      bytes(compiled ? 0.0
-                     : detail::optimizerStepBytes(counts, shardParams, p, input.profile,
-                                                  input.flatGradients));
-  phases.push_back(step);
+      bytes(terms.compiled ? 0.0
+                           : detail::optimizerStepBytes(terms.counts, terms.shardParams,
+                                                        input.parallel, input.profile,
+                                                        input.flatGradients));
+  return step;
+}
 
-  for (Phase& phase : phases) finish(phase, input, fixed, cachedGradients, collectiveCache);
+/// The heaviest phase of one stage's step (the first of equals); `shardParams`
+/// gets the stage's parameters on this rank.
+Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t stageLayers,
+                std::int64_t& shardParams) {
+  StageTerms terms = stageShard(input, stage, stageLayers);
+  shardParams = terms.shardParams;
+  addGradientBuffers(terms, input);
+  addResidentBytes(terms, input);
+  storeBlockActivations(terms, input);
+
+  std::vector<Phase> phases;
+  if (stage.last) phases.push_back(headBackwardPhase(input, terms));
+  if (terms.stagedFsdp) {
+    appendBlockBackwards(phases, input, terms,
+                         {.inFlight = stage.inFlight,
+                          .accumulated = false,
+                          .suffix = " (first micro-batch)"});
+    if (stage.inFlight > 1) {
+      appendBlockBackwards(phases, input, terms,
+                           {.inFlight = stage.inFlight - 1,
+                            .accumulated = true,
+                            .suffix = " (later micro-batches)"});
+    }
+  } else {
+    appendBlockBackwards(phases, input, terms,
+                         {.inFlight = stage.inFlight, .accumulated = false, .suffix = ""});
+  }
+  phases.push_back(optimizerStepPhase(input, terms));
+
+  for (Phase& phase : phases) {
+    finish(phase, input, terms.fixed, terms.cachedGradients, terms.collectiveCache);
+  }
   return *std::max_element(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) {
     return a.breakdown.total() < b.breakdown.total();
   });

@@ -42,7 +42,14 @@ std::string toString(const RecomputePolicy& policy) {
   return memory::toString(toMemoryPolicy(policy));
 }
 
-RuntimeOptions stockRuntime() { return {false, false, false, false, false, false}; }
+RuntimeOptions stockRuntime() {
+  return {.threads = false,
+          .matmul = false,
+          .lazySync = false,
+          .flatGradients = false,
+          .gqaInPlace = false,
+          .keepMemory = false};
+}
 RuntimeOptions tunedRuntime() { return {}; }
 
 namespace {

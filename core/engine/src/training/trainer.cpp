@@ -182,8 +182,9 @@ Expected<std::unique_ptr<Communicator>> joinGroup(const RunConfig& config) {
   const auto host = hostInterfaces();
   auto interfaces = glooInterfaces(processEnvironment(), host);
   if (!interfaces) return interfaces.error();
-  const GroupSettings settings{config.dataParallel->launch, config.dataParallel->timeout,
-                               *interfaces};
+  const GroupSettings settings{.launch = config.dataParallel->launch,
+                               .timeout = config.dataParallel->timeout,
+                               .interfaces = *interfaces};
   if (config.device == Device::Cuda) {
     if (Status nccl = checkNcclInterfaces(processEnvironment(), host); !nccl) return nccl.error();
     return joinNcclGroup(settings);
@@ -225,7 +226,8 @@ void gatherRanks(Communicator& group, RunSummary& summary) {
   group.allReduceSum(peaks, "all-reduce of every rank's peak memory")->wait();
   for (int rank = 0; rank < group.worldSize(); ++rank) {
     const auto peak = static_cast<std::uint64_t>(peaks[rank].item<std::int64_t>());
-    summary.ranks.push_back({rank, summary.state, peak, ""});
+    summary.ranks.push_back(
+        {.rank = rank, .state = summary.state, .peakBytes = peak, .message = ""});
     summary.peakBytes = std::max(summary.peakBytes, peak);
   }
 }
@@ -308,124 +310,152 @@ nlohmann::json planToJson(const StepPlan& plan) {
   return decisions;
 }
 
-}  // namespace
+/// What a run reads and checks before it touches the process: the recompute
+/// policy it trains with, this rank's data, and the checkpoint it resumes
+/// from (none for a fresh start).
+struct CheckedInputs {
+  RecomputeChoice recompute;
+  TokenBatches data;
+  std::optional<Checkpoint> resume;
+};
 
-Expected<std::string> explainCompiledStep(const RunConfig& config) {
-  if (const Status valid = checkRun(config); !valid) return valid.error();
-  return explain(planCompiledStep(config));
+/// The checkpoint --resume names, checked against this run; none without it.
+Expected<std::optional<Checkpoint>> loadResume(const RunConfig& config) {
+  if (config.resumeDir.empty()) return std::optional<Checkpoint>();
+  auto loaded = loadCheckpoint(config.resumeDir);
+  if (!loaded) return loaded.error();
+  if (const Status fits = checkResume(config, *loaded); !fits) return fits.error();
+  return std::optional<Checkpoint>(std::move(*loaded));
 }
 
-bool cudaAvailable() { return at::hasCUDA() && at::getNumGPUs() > 0; }
-
-Expected<RunSummary> runTraining(const RunConfig& config) {
+/// Everything that is checked or read without tensors, so that bad input is
+/// an Error before a run directory exists.
+Expected<CheckedInputs> checkAndLoad(const RunConfig& config) {
   if (const Status valid = checkRun(config); !valid) return valid.error();
   auto recompute = chooseRecompute(config);
   if (!recompute) return recompute.error();
   auto data = TokenBatches::open(config.data, config.model, config.seed);
   if (!data) return data.error();
   if (config.dataParallel) data->shard(config.dataParallel->launch.rank);
-  std::optional<Checkpoint> resume;
-  if (!config.resumeDir.empty()) {
-    auto loaded = loadCheckpoint(config.resumeDir);
-    if (!loaded) return loaded.error();
-    if (const Status fits = checkResume(config, *loaded); !fits) return fits.error();
-    resume = std::move(*loaded);
-  }
-  auto group = joinGroup(config);
-  if (!group) return group.error();
-  Communicator* const communicator = group->get();
-  auto directory = openRunDirectory(config, communicator);
-  if (!directory) return directory.error();
+  auto resume = loadResume(config);
+  if (!resume) return resume.error();
+  return CheckedInputs{.recompute = std::move(*recompute),
+                       .data = std::move(*data),
+                       .resume = std::move(*resume)};
+}
 
+/// The step's operators with their products on `path`: the compiled step's
+/// (fused where the plan fuses) or the reference ones.
+std::unique_ptr<DecoderOps> stepOps(const RunConfig& config, const StepPlan& plan,
+                                    const MatmulPath& path) {
+  const bool gqaInPlace = config.runtime.gqaInPlace;
+  return config.compile ? makeCompiledOps(plan, path, gqaInPlace)
+                        : makeReferenceOps(path, gqaInPlace);
+}
+
+/// The process as the run computes in it, set up before the run's first
+/// tensor: the tracking allocator, the device, the compiled step's plan, the
+/// matmul path the probe chose and the threads arranged for it.
+struct HostSetup {
+  TrackingCpuAllocator* allocator = nullptr;
+  c10::Device device;
+  StepPlan plan;
+  MatmulChoice matmul;
+  HostThreads threads;
+};
+
+HostSetup setUpHost(const RunConfig& config) {
   if (config.runtime.keepMemory) keepFreedHostMemory();
   auto& allocator = TrackingCpuAllocator::install();
   const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
                                                            : c10::Device(c10::DeviceType::CPU);
-  const StepPlan plan = planCompiledStep(config);
-  const bool gqaInPlace = config.runtime.gqaInPlace;
-  const auto opsOn = [&config, &plan, gqaInPlace](const MatmulPath& path) {
-    return config.compile ? makeCompiledOps(plan, path, gqaInPlace)
-                          : makeReferenceOps(path, gqaInPlace);
+  StepPlan plan = planCompiledStep(config);
+  // The race is over when chooseMatmulPath returns: nothing holds `plan` past it.
+  const auto opsOn = [&config, &plan](const MatmulPath& path) {
+    return stepOps(config, plan, path);
   };
   const int pool = threadsFor(config);
   setThreadsForProbe(config, pool);
-  const MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul,
-                                               pathRace(config, device, pool, opsOn));
+  MatmulChoice matmul = chooseMatmulPath(config.model, device, config.runtime.matmul,
+                                         pathRace(config, device, pool, opsOn));
   const HostThreads threads = arrangeThreads(config, pool, *matmul.path);
-  const runs::RunConfigRecord configRecordWritten = configRecord(config, threads);
-  if (const Status written = directory->writeConfig(configRecordWritten); !written) {
-    return written.error();
-  }
-  const std::unique_ptr<DecoderOps> ops = opsOn(*matmul.path);
-  runs::RunEventLog events(*directory, config.events);
-  const LoopInputs inputs{&config,
-                          &*data,
-                          resume ? &*resume : nullptr,
-                          &*directory,
-                          &events,
-                          ops.get(),
-                          config.compile && config.runtime.flatGradients &&
-                              plan.fuses("adamw+clip"),
-                          recompute->policy,
-                          communicator,
-                          config.dataParallel ? static_cast<std::int64_t>(
-                                                    config.dataParallel->bucketMiB * 1024 * 1024)
-                                              : 0,
-                          config.dataParallel ? config.dataParallel->zeroStage : 0};
+  return {.allocator = &allocator,
+          .device = device,
+          .plan = std::move(plan),
+          .matmul = std::move(matmul),
+          .threads = threads};
+}
 
+/// The summary's fields that are known before the first step.
+RunSummary openingSummary(const LoopInputs& in, const HostSetup& host) {
+  const RunConfig& config = *in.config;
   RunSummary summary;
   summary.model = config.model.name;
   summary.params = parameterCount(config.model);
   summary.flopsPerToken = flopsPerToken(config.model);
-  summary.matmulGflops = matmul.peak.gflops;
-  summary.matmulPath = std::string(matmul.path->name());
+  summary.matmulGflops = host.matmul.peak.gflops;
+  summary.matmulPath = std::string(host.matmul.path->name());
   summary.runtime = toString(config.runtime);
   summary.compile = config.compile;
-  summary.threads = threads.intraOp;
+  summary.threads = host.threads.intraOp;
   summary.device = std::string(toString(config.device));
-  summary.runDir = directory->path();
-  summary.recompute = toString(recompute->policy);
-  if (communicator != nullptr) {
-    summary.worldSize = communicator->worldSize();
-    summary.rank = communicator->rank();
+  summary.runDir = in.directory->path();
+  summary.recompute = toString(in.recompute);
+  if (in.communicator != nullptr) {
+    summary.worldSize = in.communicator->worldSize();
+    summary.rank = in.communicator->rank();
   }
+  return summary;
+}
 
-  allocator.resetPeak();
-  if (device.is_cuda()) compat::resetCudaPeak(0);
-  events.emit("start", {{"config", runs::toJson(configRecordWritten)},
-                        {"params", summary.params},
-                        {"flops_per_token", summary.flopsPerToken},
-                        {"matmul_gflops", summary.matmulGflops},
-                        {"matmul_path", summary.matmulPath},
-                        {"matmul_probe", probeToJson(matmul)},
-                        {"compiled_step", config.compile ? planToJson(plan) : nlohmann::json()},
-                        {"recompute", {{"requested", toString(recompute->requested)},
-                                       {"policy", summary.recompute},
-                                       {"reason", recompute->reason},
-                                       {"predicted_peak_bytes", recompute->predictedPeakBytes},
-                                       {"time_overhead_ratio", recompute->timeOverheadRatio}}},
-                        {"peak_bytes", allocator.peakBytes()},
-                        {"run_dir", summary.runDir.string()}});
+/// Opens the run's measurements: the peaks restart from what is live now,
+/// and the start event records the configuration and what was chosen for it.
+RunSummary announceStart(const LoopInputs& in, const HostSetup& host,
+                         const RecomputeChoice& recompute, const runs::RunConfigRecord& record) {
+  RunSummary summary = openingSummary(in, host);
+  host.allocator->resetPeak();
+  if (host.device.is_cuda()) compat::resetCudaPeak(0);
+  in.events->emit("start", {{"config", runs::toJson(record)},
+                            {"params", summary.params},
+                            {"flops_per_token", summary.flopsPerToken},
+                            {"matmul_gflops", summary.matmulGflops},
+                            {"matmul_path", summary.matmulPath},
+                            {"matmul_probe", probeToJson(host.matmul)},
+                            {"compiled_step",
+                             in.config->compile ? planToJson(host.plan) : nlohmann::json()},
+                            {"recompute", {{"requested", toString(recompute.requested)},
+                                           {"policy", summary.recompute},
+                                           {"reason", recompute.reason},
+                                           {"predicted_peak_bytes", recompute.predictedPeakBytes},
+                                           {"time_overhead_ratio", recompute.timeOverheadRatio}}},
+                            {"peak_bytes", host.allocator->peakBytes()},
+                            {"run_dir", summary.runDir.string()}});
+  return summary;
+}
 
-  std::vector<StepRecord> records;
-  allocator.setBudget(config.memoryBudgetBytes);
-  runTrainingLoop(inputs, summary, records);
-  allocator.setBudget(0);
-  if (communicator != nullptr) {
-    const bool together =
-        summary.state == RunState::Completed || summary.state == RunState::Interrupted;
-    try {
-      if (together) gatherRanks(*communicator, summary);
-    } catch (const CollectiveError& error) {
-      summary.state = RunState::Failed;
-      summary.message = error.what();
-      summary.ranks.clear();
-    }
-    if (summary.ranks.empty()) {
-      summary.ranks.push_back({summary.rank, summary.state, summary.peakBytes, summary.message});
-    }
+/// Every rank's outcome: gathered when all of them finished the same steps;
+/// otherwise, or when gathering failed, this rank's own.
+void recordRankOutcomes(Communicator& group, RunSummary& summary) {
+  const bool together =
+      summary.state == RunState::Completed || summary.state == RunState::Interrupted;
+  try {
+    if (together) gatherRanks(group, summary);
+  } catch (const CollectiveError& error) {
+    summary.state = RunState::Failed;
+    summary.message = error.what();
+    summary.ranks.clear();
   }
+  if (summary.ranks.empty()) {
+    summary.ranks.push_back({.rank = summary.rank,
+                             .state = summary.state,
+                             .peakBytes = summary.peakBytes,
+                             .message = summary.message});
+  }
+}
 
+/// The figures of the steps that ran: step time, tokens/s, MFU, first and
+/// last loss.
+void summariseSteps(const std::vector<StepRecord>& records, RunSummary& summary) {
   // The median step time, robust to a slow first step or a hiccup, over the
   // mean tokens of a step (they differ only under --seq-min/--seq-max), so
   // that tokens/s x step time is a step's tokens, as the benchmark reads it.
@@ -450,12 +480,69 @@ Expected<RunSummary> runTraining(const RunConfig& config) {
     summary.lossFirst = summary.losses.front();
     summary.lossLast = summary.losses.back();
   }
+}
+
+/// The run's end on disk: a note if events were lost, the error and end
+/// events, then summary.json.
+Status recordEnd(runs::RunEventLog& events, const runs::RunDirectory& directory,
+                 RunSummary& summary) {
   if (!events.writeError().empty() && summary.message.empty()) {
     summary.message = "events were not all written: " + events.writeError();
   }
   if (summary.state != RunState::Completed) events.emitError(summary.state, summary.message);
   events.emitEnd(summary);
-  if (const Status written = directory->writeSummary(summary); !written) {
+  return directory.writeSummary(summary);
+}
+
+}  // namespace
+
+Expected<std::string> explainCompiledStep(const RunConfig& config) {
+  if (const Status valid = checkRun(config); !valid) return valid.error();
+  return explain(planCompiledStep(config));
+}
+
+bool cudaAvailable() { return at::hasCUDA() && at::getNumGPUs() > 0; }
+
+Expected<RunSummary> runTraining(const RunConfig& config) {
+  auto checked = checkAndLoad(config);
+  if (!checked) return checked.error();
+  auto group = joinGroup(config);
+  if (!group) return group.error();
+  Communicator* const communicator = group->get();
+  auto directory = openRunDirectory(config, communicator);
+  if (!directory) return directory.error();
+
+  const HostSetup host = setUpHost(config);
+  const runs::RunConfigRecord configRecordWritten = configRecord(config, host.threads);
+  if (const Status written = directory->writeConfig(configRecordWritten); !written) {
+    return written.error();
+  }
+  const std::unique_ptr<DecoderOps> ops = stepOps(config, host.plan, *host.matmul.path);
+  runs::RunEventLog events(*directory, config.events);
+  const LoopInputs inputs{
+      .config = &config,
+      .data = &checked->data,
+      .resume = checked->resume ? &*checked->resume : nullptr,
+      .directory = &*directory,
+      .events = &events,
+      .ops = ops.get(),
+      .fusedUpdate =
+          config.compile && config.runtime.flatGradients && host.plan.fuses("adamw+clip"),
+      .recompute = checked->recompute.policy,
+      .communicator = communicator,
+      .bucketBytes = config.dataParallel
+                         ? static_cast<std::int64_t>(config.dataParallel->bucketMiB * 1024 * 1024)
+                         : 0,
+      .zeroStage = config.dataParallel ? config.dataParallel->zeroStage : 0};
+
+  RunSummary summary = announceStart(inputs, host, checked->recompute, configRecordWritten);
+  std::vector<StepRecord> records;
+  host.allocator->setBudget(config.memoryBudgetBytes);
+  runTrainingLoop(inputs, summary, records);
+  host.allocator->setBudget(0);
+  if (communicator != nullptr) recordRankOutcomes(*communicator, summary);
+  summariseSteps(records, summary);
+  if (const Status written = recordEnd(events, *directory, summary); !written) {
     return written.error();
   }
   return summary;

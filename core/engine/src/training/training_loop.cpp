@@ -208,8 +208,9 @@ UpdateShard updateShard(const LoopInputs& in) {
     return {};
   }
   Communicator* communicator = in.communicator;
-  return {communicator->rank(), communicator->worldSize(),
-          [communicator](at::Tensor padded, const std::string& what) {
+  return {.index = communicator->rank(),
+          .count = communicator->worldSize(),
+          .gather = [communicator](at::Tensor padded, const std::string& what) {
             communicator->allGather(std::move(padded), what);
           }};
 }
@@ -226,112 +227,222 @@ void broadcastWeights(Communicator& communicator, const ParameterUpdate& update)
                            "broadcast of " + parameter.name + " from rank 0");
   }
 }
-}  // namespace
 
-void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<StepRecord>& records) {
+/// What stays fixed over a run's steps: where it computes, the rows it cuts,
+/// how often it reads back, the first step and the world size.
+struct LoopSettings {
+  c10::Device device;
+  at::ScalarType computeType;
+  std::int64_t rowLength;
+  std::int64_t shortest;
+  std::int64_t longest;
+  std::int64_t syncEvery;
+  std::int64_t firstStep;
+  std::int64_t ranks;
+};
+
+LoopSettings loopSettingsFor(const LoopInputs& in) {
   const RunConfig& config = *in.config;
   const ModelConfig& model = config.model;
   const c10::Device device = config.device == Device::Cuda ? c10::Device(c10::DeviceType::CUDA, 0)
                                                            : c10::Device(c10::DeviceType::CPU);
-  const at::ScalarType computeType = device.is_cuda() ? at::kBFloat16 : at::kFloat;
-  const std::int64_t rowLength = model.seq + 1;
-  const std::int64_t shortest = config.seqMin != 0 ? config.seqMin : model.seq;
-  const std::int64_t longest = config.seqMax != 0 ? config.seqMax : model.seq;
-  const std::int64_t syncEvery = config.runtime.lazySync ? config.logEvery : 1;
+  return {.device = device,
+          .computeType = device.is_cuda() ? at::kBFloat16 : at::kFloat,
+          .rowLength = model.seq + 1,
+          .shortest = config.seqMin != 0 ? config.seqMin : model.seq,
+          .longest = config.seqMax != 0 ? config.seqMax : model.seq,
+          .syncEvery = config.runtime.lazySync ? config.logEvery : 1,
+          .firstStep = in.resume != nullptr ? in.resume->step + 1 : 1,
+          .ranks = in.communicator != nullptr ? in.communicator->worldSize() : 1};
+}
+
+/// The model a run trains: the update that owns its parameters, the decoder,
+/// and under data parallelism the gradient sync and the stop vote.
+struct TrainedModel {
+  std::unique_ptr<ParameterUpdate> update;
+  Decoder decoder;
+  std::unique_ptr<GradientSync> sync;
+  std::optional<StopVote> vote;
+};
+
+/// The model on fresh weights, or the checkpoint's on a resume, with its
+/// recompute policy; under data parallelism every rank starts from rank 0's
+/// weights and its gradients are synced.
+TrainedModel buildModel(const LoopInputs& in, const LoopSettings& loop) {
+  const RunConfig& config = *in.config;
+  const ModelConfig& model = config.model;
+  DecoderWeights weights = initialiseWeights(model, config.seed, loop.device);
+  std::unique_ptr<ParameterUpdate> update;
+  if (config.runtime.flatGradients) {
+    update = std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate,
+                                              updateShard(in));
+  } else {
+    update = perTensorUpdate(namedParameters(weights));
+  }
+  TrainedModel trained{
+      .update = std::move(update),
+      .decoder = Decoder(model, std::move(weights), *in.ops, loop.computeType),
+      .sync = nullptr,
+      .vote = std::nullopt};
+  trained.decoder.setRecompute(in.recompute);
+  if (in.resume != nullptr) restore(*in.resume, *trained.update);
+  if (in.communicator != nullptr) {
+    trained.vote.emplace(*in.communicator);
+    broadcastWeights(*in.communicator, *trained.update);
+    // Definition order (namedParameters), which backward runs in reverse.
+    trained.sync = std::make_unique<GradientSync>(
+        *in.communicator, namedParameters(trained.decoder.weights()),
+        trained.update->gradientBuffer(), in.bucketBytes, kEmbeddingParameter);
+  }
+  return trained;
+}
+
+/// What every step works with: the run's inputs and settings, the model it
+/// trains, where its results go, and its part in checkpoints.
+struct StepContext {
+  const LoopInputs& in;
+  const LoopSettings& loop;
+  TrainedModel& trained;
+  StepReporter& reporter;
+  RunSummary& summary;
+  std::vector<StepRecord>& records;
+  bool writesCheckpoints;  ///< rank 0 (or the only process) writes the file
+  bool savesCheckpoints;   ///< takes part in saving, if only by gathering the moments
+};
+
+/// The checkpoint after `step`: every saving rank takes part in reading the
+/// moments (update.state(), gathered when sharded), the writer alone writes.
+void saveStepCheckpoint(const StepContext& ctx, std::int64_t step) {
+  const ParameterUpdate& update = *ctx.trained.update;
+  std::vector<NamedTensor> state = update.state();
+  if (!ctx.writesCheckpoints) return;
+  Checkpoint checkpoint{.step = step,
+                        .seed = ctx.in.config->seed,
+                        .model = ctx.in.config->model,
+                        .tensors = update.parameters()};
+  for (auto& entry : state) checkpoint.tensors.push_back(std::move(entry));
+  if (const Status saved = saveCheckpoint(ctx.in.directory->checkpointFile(), checkpoint);
+      !saved) {
+    throw std::runtime_error(saved.error().message);
+  }
+}
+
+/// A stop before `step`: the steps so far are reported and, where the run
+/// saves checkpoints and trained a step, saved.
+void stopBeforeStep(const StepContext& ctx, std::int64_t step) {
+  const RunConfig& config = *ctx.in.config;
+  ctx.reporter.flush();
+  ctx.summary.state = RunState::Interrupted;
+  ctx.summary.message = "stopped by a signal before step " + std::to_string(step);
+  if (config.saveEvery > 0 && ctx.summary.steps >= ctx.loop.firstStep && ctx.savesCheckpoints) {
+    saveStepCheckpoint(ctx, ctx.summary.steps);
+  }
+}
+
+/// Forward and loss of `rows`, then backward; under data parallelism the
+/// gradients' buckets start travelling while backward runs.
+at::Tensor lossAndGradients(const StepContext& ctx, std::int64_t step, const at::Tensor& rows) {
+  const std::unique_ptr<GradientSync>& sync = ctx.trained.sync;
+  // Before forward, so that agreeing on the embedding rows overlaps it.
+  if (sync) sync->beginStep(step, Decoder::inputs(rows));
+  at::Tensor loss = ctx.trained.decoder.loss(rows);
+  if (sync) {
+    // The mean over the ranks is taken at the seed: each rank's
+    // gradients come out already divided by the world size, so the
+    // summed buckets need no pass of their own (exact for 1, 2, 4, ...).
+    loss.backward(at::full({}, 1.0 / static_cast<double>(ctx.loop.ranks), loss.options()));
+  } else {
+    loss.backward();
+  }
+  return loss;
+}
+
+/// One step, from the stop agreement to its checkpoint; false when the run
+/// stops before it.
+bool runStep(const StepContext& ctx, std::int64_t step) {
+  const RunConfig& config = *ctx.in.config;
+  const LoopSettings& loop = ctx.loop;
+  TrainedModel& trained = ctx.trained;
+  const auto start = std::chrono::steady_clock::now();
+  const double cpuAtStart = processCpuSeconds();
+  bool stop = config.stop.stopRequested();
+  if (trained.vote) stop = trained.vote->agreedBefore(step, stop);
+  const std::chrono::duration<double> agreeing = std::chrono::steady_clock::now() - start;
+  if (stop) {
+    stopBeforeStep(ctx, step);
+    return false;
+  }
+  const std::int64_t seq = stepSequenceLength(config.seed, step, loop.shortest, loop.longest);
+  const at::Tensor rows =
+      toRows(ctx.in.data->trainBatch(step), loop.rowLength, loop.device).narrow(1, 0, seq + 1);
+  const at::Tensor loss = lossAndGradients(ctx, step, rows);
+  const auto backwardDone = std::chrono::steady_clock::now();
+  if (trained.sync) trained.sync->finish();
+  const std::chrono::duration<double> waiting = std::chrono::steady_clock::now() - backwardDone;
+  at::Tensor gradNorm = trained.update->clipAndStep(kMaxGradNorm);
+  trained.update->zeroGrad();
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+
+  ctx.summary.steps = step;
+  StepRecord record{.seconds = elapsed.count(),
+                    .tokens = rows.size(0) * seq * loop.ranks,
+                    .commWaitSeconds = std::nullopt,
+                    .cpuSeconds = processCpuSeconds() - cpuAtStart};
+  if (trained.sync) record.commWaitSeconds = agreeing.count() + waiting.count();
+  ctx.records.push_back(record);
+  ctx.reporter.add({.step = step,
+                    .seq = seq,
+                    .loss = loss.detach(),
+                    .gradNorm = std::move(gradNorm),
+                    .record = record,
+                    .memory = memoryNow(loop.device)});
+  if ((step - loop.firstStep + 1) % loop.syncEvery == 0 || step == config.steps) {
+    ctx.reporter.flush();
+  }
+  if (config.saveEvery > 0 && step % config.saveEvery == 0 && ctx.savesCheckpoints) {
+    saveStepCheckpoint(ctx, step);
+  }
+  return true;
+}
+
+/// Builds the model, runs the steps and, after a run that completed on data
+/// with a held-out split, measures the held-out loss. Throws what failed.
+void trainAndEvaluate(const LoopInputs& in, const LoopSettings& loop, StepReporter& reporter,
+                      RunSummary& summary, std::vector<StepRecord>& records) {
+  TrainedModel trained = buildModel(in, loop);
+  // The weights are the same on every rank: rank 0 alone saves them. With
+  // sharded moments every rank takes part in gathering them first.
+  const bool writesCheckpoints = in.communicator == nullptr || in.communicator->rank() == 0;
+  const StepContext ctx{.in = in,
+                        .loop = loop,
+                        .trained = trained,
+                        .reporter = reporter,
+                        .summary = summary,
+                        .records = records,
+                        .writesCheckpoints = writesCheckpoints,
+                        .savesCheckpoints = writesCheckpoints || in.zeroStage > 0};
+  summary.state = RunState::Completed;
+  for (std::int64_t step = loop.firstStep; step <= in.config->steps; ++step) {
+    if (!runStep(ctx, step)) break;
+  }
+  if (trained.vote) trained.vote->finish();
+  if (summary.state == RunState::Completed && in.data->hasHeldOut()) {
+    summary.heldOutLoss = heldOutLoss(trained.decoder, *in.data, loop.rowLength, loop.device);
+  }
+}
+
+}  // namespace
+
+void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<StepRecord>& records) {
+  const LoopSettings loop = loopSettingsFor(in);
   auto& allocator = TrackingCpuAllocator::install();
   const std::uint64_t refusalsBefore = allocator.refusals();
-  const std::int64_t firstStep = in.resume != nullptr ? in.resume->step + 1 : 1;
-  summary.firstStep = firstStep;
-  summary.steps = firstStep - 1;
+  summary.firstStep = loop.firstStep;
+  summary.steps = loop.firstStep - 1;
   StepReporter reporter(*in.events, summary, AdamWOptions{}.learningRate, in.communicator);
-  const std::int64_t ranks = in.communicator != nullptr ? in.communicator->worldSize() : 1;
 
   try {
-    DecoderWeights weights = initialiseWeights(model, config.seed, device);
-    std::unique_ptr<ParameterUpdate> update;
-    if (config.runtime.flatGradients) {
-      update = std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate,
-                                                updateShard(in));
-    } else {
-      update = perTensorUpdate(namedParameters(weights));
-    }
-    Decoder decoder(model, std::move(weights), *in.ops, computeType);
-    decoder.setRecompute(in.recompute);
-    if (in.resume != nullptr) restore(*in.resume, *update);
-    std::unique_ptr<GradientSync> sync;
-    std::optional<StopVote> vote;
-    if (in.communicator != nullptr) {
-      vote.emplace(*in.communicator);
-      broadcastWeights(*in.communicator, *update);
-      // Definition order (namedParameters), which backward runs in reverse.
-      sync = std::make_unique<GradientSync>(*in.communicator, namedParameters(decoder.weights()),
-                                            update->gradientBuffer(), in.bucketBytes,
-                                            kEmbeddingParameter);
-    }
-
-    // The weights are the same on every rank: rank 0 alone saves them. With
-    // sharded moments every rank takes part in gathering them first.
-    const bool writesCheckpoints = in.communicator == nullptr || in.communicator->rank() == 0;
-    const bool savesCheckpoints = writesCheckpoints || in.zeroStage > 0;
-    const auto save = [&](std::int64_t step) {
-      std::vector<NamedTensor> state = update->state();
-      if (!writesCheckpoints) return;
-      Checkpoint checkpoint{step, config.seed, model, update->parameters()};
-      for (auto& entry : state) checkpoint.tensors.push_back(std::move(entry));
-      if (const Status saved = saveCheckpoint(in.directory->checkpointFile(), checkpoint); !saved) {
-        throw std::runtime_error(saved.error().message);
-      }
-    };
-    summary.state = RunState::Completed;
-    for (std::int64_t step = firstStep; step <= config.steps; ++step) {
-      const auto start = std::chrono::steady_clock::now();
-      const double cpuAtStart = processCpuSeconds();
-      bool stop = config.stop.stopRequested();
-      if (vote) stop = vote->agreedBefore(step, stop);
-      const std::chrono::duration<double> agreeing = std::chrono::steady_clock::now() - start;
-      if (stop) {
-        reporter.flush();
-        summary.state = RunState::Interrupted;
-        summary.message = "stopped by a signal before step " + std::to_string(step);
-        if (config.saveEvery > 0 && summary.steps >= firstStep && savesCheckpoints) {
-          save(summary.steps);
-        }
-        break;
-      }
-      const std::int64_t seq = stepSequenceLength(config.seed, step, shortest, longest);
-      const at::Tensor rows =
-          toRows(in.data->trainBatch(step), rowLength, device).narrow(1, 0, seq + 1);
-      // Before forward, so that agreeing on the embedding rows overlaps it.
-      if (sync) sync->beginStep(step, Decoder::inputs(rows));
-      const at::Tensor loss = decoder.loss(rows);
-      if (sync) {
-        // The mean over the ranks is taken at the seed: each rank's
-        // gradients come out already divided by the world size, so the
-        // summed buckets need no pass of their own (exact for 1, 2, 4, ...).
-        loss.backward(at::full({}, 1.0 / static_cast<double>(ranks), loss.options()));
-      } else {
-        loss.backward();
-      }
-      const auto backwardDone = std::chrono::steady_clock::now();
-      if (sync) sync->finish();
-      const std::chrono::duration<double> waiting = std::chrono::steady_clock::now() - backwardDone;
-      at::Tensor gradNorm = update->clipAndStep(kMaxGradNorm);
-      update->zeroGrad();
-      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-
-      summary.steps = step;
-      StepRecord record{elapsed.count(), rows.size(0) * seq * ranks, std::nullopt,
-                        processCpuSeconds() - cpuAtStart};
-      if (sync) record.commWaitSeconds = agreeing.count() + waiting.count();
-      records.push_back(record);
-      reporter.add({step, seq, loss.detach(), std::move(gradNorm), record, memoryNow(device)});
-      if ((step - firstStep + 1) % syncEvery == 0 || step == config.steps) reporter.flush();
-      if (config.saveEvery > 0 && step % config.saveEvery == 0 && savesCheckpoints) save(step);
-    }
-    if (vote) vote->finish();
-    if (summary.state == RunState::Completed && in.data->hasHeldOut()) {
-      summary.heldOutLoss = heldOutLoss(decoder, *in.data, rowLength, device);
-    }
+    trainAndEvaluate(in, loop, reporter, summary, records);
   } catch (const CollectiveError& error) {
     reporter.flushQuietly();
     summary.state = RunState::Failed;
@@ -358,7 +469,7 @@ void runTrainingLoop(const LoopInputs& in, RunSummary& summary, std::vector<Step
       summary.state != RunState::Interrupted) {
     in.communicator->abort();
   }
-  summary.peakBytes = memoryNow(device).peak;
+  summary.peakBytes = memoryNow(loop.device).peak;
 }
 
 }  // namespace tb::engine

@@ -25,6 +25,9 @@ inline constexpr std::array<AblationStep, 4> kAblationSteps = {
 /// with or without the "AC2+" prefix and spaces ("+CkptOpt", "compileropt").
 [[nodiscard]] std::optional<AblationStep> parseAblationLabel(std::string_view text);
 
+/// The label as a path and job-name word: "AC2+CompilerOpt" -> "ac2-compileropt".
+[[nodiscard]] std::string labelSlug(AblationStep step);
+
 /// Position in the chain (Base = 0), for sorting configurations in charts.
 [[nodiscard]] int chainIndex(AblationStep step);
 
