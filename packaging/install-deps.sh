@@ -42,6 +42,8 @@ packages=(
   python3-torch
   # two "nodes" of a data-parallel test: network namespaces joined by veth
   iproute2
+  # the cluster ablation's test: a one-host Slurm with its own munged
+  slurm-wlm munge
   # the parsers' libFuzzer targets (the fuzz preset, tests/fuzz/run-fuzz.sh):
   # clang with its fuzzer and sanitizer runtimes
   clang libclang-rt-14-dev

@@ -31,6 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using tb::cli::test::runCli;
+using tb::cli::test::freeLoopbackPort;
 
 constexpr int kDeadlineSeconds = 5;
 /// Past the deadline: the failure report window (2 s) and process teardown.
@@ -294,20 +295,6 @@ TEST(DistributedRun, TheEngineProfilePredictsEachRanksMeasuredPeak) {
 
 // ---- torchrun ------------------------------------------------------------
 
-/// A port nobody listens on now (the kernel's choice, released).
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 tb::ProcessResult runTorchrun(const std::vector<std::string>& modeFlags, const std::string& dir) {
   // Single-bit --redirects/--tee: torchrun 1.13 on Python 3.11 crashes on
   // its defaults (pytorch#92319).
@@ -343,14 +330,14 @@ void expectTorchrunRun(const std::vector<std::string>& modeFlags, const std::str
 TEST(DistributedRun, TorchrunWithItsAgentStoreLaunchesTheWorkers) {
   // Static rendezvous: the agent hosts the store, TORCHELASTIC_USE_AGENT_STORE=True.
   expectTorchrunRun({"--nnodes", "1", "--master_addr", "127.0.0.1", "--master_port",
-                     std::to_string(freePort())},
+                     std::to_string(freeLoopbackPort())},
                     "torchrun_agent");
 }
 
 TEST(DistributedRun, TorchrunWithC10dRendezvousLetsRankZeroHostTheStore) {
   // What --standalone does, on a port of our own (1.13's standalone port is fixed).
   expectTorchrunRun({"--nnodes", "1", "--rdzv_backend", "c10d", "--rdzv_endpoint",
-                     "127.0.0.1:" + std::to_string(freePort()), "--rdzv_id", "tb-test"},
+                     "127.0.0.1:" + std::to_string(freeLoopbackPort()), "--rdzv_id", "tb-test"},
                     "torchrun_c10d");
 }
 

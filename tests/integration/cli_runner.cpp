@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "tb/common/subprocess.hpp"
 
 namespace tb::cli::test {
@@ -60,6 +65,19 @@ nlohmann::json parseSingleDocument(const CliRun& run) {
 const std::vector<std::string>& builtinTags() {
   static const std::vector<std::string> tags{"25.04", "25.06", "25.07", "25.08", "25.09", "25.10"};
   return tags;
+}
+
+int freeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t length = sizeof(address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
 }
 
 }  // namespace tb::cli::test

@@ -35,6 +35,9 @@ std::map<std::string, std::string> fakeSmiHost(const std::string& script);
 /// (nlohmann::json::parse refuses it) and yields a discarded value.
 nlohmann::json parseSingleDocument(const CliRun& run);
 
+/// A loopback TCP port nobody listens on now (the kernel's choice, released).
+int freeLoopbackPort();
+
 /// The tags of the built-in catalog, as resources/catalog fixes them.
 const std::vector<std::string>& builtinTags();
 

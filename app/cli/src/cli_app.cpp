@@ -28,7 +28,7 @@ namespace {
 char** restartArguments = nullptr;  ///< main()'s argv once allowRestart was called
 
 // One line per command; later commands (run, memory, plan, ...) add theirs.
-constexpr std::array<CommandRegistrar, 11> kCommands = {
+constexpr std::array<CommandRegistrar, 12> kCommands = {
     &registerImagesCommand,
     &registerCompatCommand,
     &registerRunCommand,
@@ -40,6 +40,7 @@ constexpr std::array<CommandRegistrar, 11> kCommands = {
     &registerImportCommand,
     &registerReportCommand,
     &registerBenchmarkCommand,
+    &registerAblationCommand,
 };
 
 /// What this trainbench was built with and runs on, for --version.

@@ -94,6 +94,7 @@ RegisteredCommand registerValidateCommand(CLI::App& app);
 RegisteredCommand registerImportCommand(CLI::App& app);
 RegisteredCommand registerReportCommand(CLI::App& app);
 RegisteredCommand registerBenchmarkCommand(CLI::App& app);
+RegisteredCommand registerAblationCommand(CLI::App& app);
 
 /// A command this build left out (a component switched off at configure
 /// time): it is listed, takes any arguments, and fails with exit 1 saying

@@ -1,4 +1,4 @@
-// `config` and `validate` in a build without core/config (TB_WITH_CONFIG=OFF:
+// `config`, `validate` and `ablation` in a build without core/config (TB_WITH_CONFIG=OFF:
 // no yaml-cpp, as on the GPU machine of tests/gpu/run-on-gpu.sh).
 #include "command.hpp"
 
@@ -15,6 +15,11 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
 
 RegisteredCommand registerValidateCommand(CLI::App& app) {
   return registerUnavailableCommand(app, "validate", "Check training configuration files", kWhy);
+}
+
+RegisteredCommand registerAblationCommand(CLI::App& app) {
+  return registerUnavailableCommand(app, "ablation", "Plan the ablation's jobs for a cluster",
+                                    kWhy);
 }
 
 }  // namespace tb::cli

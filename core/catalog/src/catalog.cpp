@@ -46,6 +46,18 @@ std::optional<std::string> Release::componentVersion(std::string_view name) cons
   return std::nullopt;
 }
 
+std::optional<std::string> Release::baseImageReference() const {
+  // NGC publishes each monthly PyTorch release as nvcr.io/nvidia/pytorch:YY.MM-py3.
+  constexpr std::string_view prefix = "NGC PyTorch ";
+  if (!baseImage.starts_with(prefix)) return std::nullopt;
+  const std::string_view version = std::string_view(baseImage).substr(prefix.size());
+  const bool yearMonth = version.size() == 5 && version[2] == '.' &&
+                         std::all_of(version.begin(), version.end(),
+                                     [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
+  if (!yearMonth) return std::nullopt;
+  return "nvcr.io/nvidia/pytorch:" + std::string(version) + "-py3";
+}
+
 const ForwardCompatAllowance* Release::allowanceFor(int branch) const {
   for (const auto& allowance : forwardCompat) {
     if (allowance.branch == branch) return &allowance;

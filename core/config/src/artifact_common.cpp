@@ -8,6 +8,7 @@
 
 #include "tb/common/text.hpp"
 #include "tb/config/artifacts.hpp"
+#include "tb/config/cluster_job.hpp"
 
 namespace tb::config {
 namespace {
@@ -71,7 +72,8 @@ std::vector<EnvVar> imageEnvironment(const ResolvedConfig& resolved) {
   return env;
 }
 
-std::vector<std::string> torchrunArguments(const ResolvedConfig& resolved, VariableStyle style) {
+std::vector<std::string> torchrunLauncherArguments(const ResolvedConfig& resolved,
+                                                   VariableStyle style) {
   const ImageConfig& config = resolved.config;
   std::vector<std::string> args = {"torchrun"};
   if (config.nodes > 1) {
@@ -81,9 +83,27 @@ std::vector<std::string> torchrunArguments(const ResolvedConfig& resolved, Varia
     args.push_back("--master_port=" + std::to_string(kMasterPort));
   }
   args.push_back("--nproc_per_node=" + std::to_string(config.gpusPerPod));
-  args.push_back("train.py");
-  args.push_back("--deepspeed");
-  args.push_back("ds_config.json");
+  return args;
+}
+
+std::vector<std::string> torchrunArguments(const ResolvedConfig& resolved, VariableStyle style) {
+  std::vector<std::string> args = torchrunLauncherArguments(resolved, style);
+  args.insert(args.end(), {"train.py", "--deepspeed", "ds_config.json"});
+  return args;
+}
+
+std::vector<std::string> trainbenchLauncherArguments(const ResolvedConfig& resolved,
+                                                     VariableStyle style) {
+  const ImageConfig& config = resolved.config;
+  // Our launcher, like torchrun's agent: one per node, starting this node's
+  // workers, node 0 hosting the rendezvous store at the port torchrun uses.
+  std::vector<std::string> args = {"--nproc-per-node", std::to_string(config.gpusPerPod)};
+  if (config.nodes > 1) {
+    args.insert(args.end(), {"--nnodes", std::to_string(config.nodes),
+                             "--node-rank", variable(style, "NODE_RANK"),
+                             "--master-addr", variable(style, "MASTER_ADDR"),
+                             "--master-port", std::to_string(kMasterPort)});
+  }
   return args;
 }
 
@@ -101,15 +121,8 @@ std::vector<std::string> trainbenchRunArguments(const ResolvedConfig& resolved,
   // option on, already means auto to the engine; the flag says so on the
   // line itself, where a reader compares it with the torchrun command.
   if (config.checkpointOptimization) args.insert(args.end(), {"--recompute", "auto"});
-  // Our launcher, like torchrun's agent: one per node, starting this node's
-  // workers, node 0 hosting the rendezvous store at the port torchrun uses.
-  args.insert(args.end(), {"--nproc-per-node", std::to_string(config.gpusPerPod)});
-  if (config.nodes > 1) {
-    args.insert(args.end(), {"--nnodes", std::to_string(config.nodes),
-                             "--node-rank", variable(style, "NODE_RANK"),
-                             "--master-addr", variable(style, "MASTER_ADDR"),
-                             "--master-port", std::to_string(kMasterPort)});
-  }
+  const std::vector<std::string> launcher = trainbenchLauncherArguments(resolved, style);
+  args.insert(args.end(), launcher.begin(), launcher.end());
   return args;
 }
 

@@ -56,6 +56,10 @@ struct Release {
   [[nodiscard]] std::optional<std::string> componentVersion(std::string_view name) const;
   [[nodiscard]] const ForwardCompatAllowance* allowanceFor(int branch) const;
   [[nodiscard]] bool mustUpgrade(int branch) const;
+  /// The NGC image the release is built on, as a reference to pull
+  /// ("nvcr.io/nvidia/pytorch:25.03-py3"), when baseImage names an NGC
+  /// PyTorch release ("NGC PyTorch 25.03"); nothing otherwise.
+  [[nodiscard]] std::optional<std::string> baseImageReference() const;
 };
 
 /// One row of NVIDIA's "CUDA Toolkit and minimum driver" table.

@@ -1,0 +1,142 @@
+// `trainbench ablation plan`: the ablation as jobs on the user's own cluster
+// (docs/CLUSTER.md). The plan folder holds plan.json, one job file per
+// configuration and repeat, the log folders and submit.sh.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+
+#include "ablation_plan.hpp"
+#include "command.hpp"
+#include "exit_codes.hpp"
+#include "output.hpp"
+
+namespace tb::cli {
+namespace {
+
+struct PlanOptions {
+  AblationPlanRequest request;
+  std::string scheduler;
+  std::string container;
+  std::string out;
+  bool json = false;
+};
+
+Expected<AblationPlanRequest> requestOf(const PlanOptions& options) {
+  AblationPlanRequest request = options.request;
+  Expected<bench::Scheduler> scheduler = bench::parseScheduler(options.scheduler);
+  if (!scheduler) return makeError(ErrorKind::BadInput, "--" + scheduler.error().message);
+  request.scheduler = *scheduler;
+  if (!options.container.empty()) {
+    Expected<config::ContainerRuntime> container = config::parseContainerRuntime(options.container);
+    if (!container) return makeError(ErrorKind::BadInput, "--" + container.error().message);
+    request.container = *container;
+  }
+  request.out = options.out;
+  return request;
+}
+
+void printPlanText(std::ostream& out, const std::filesystem::path& dir,
+                   const bench::ClusterPlan& plan) {
+  out << "Planned the ablation of " << plan.release << " on " << bench::toString(plan.scheduler)
+      << ": " << plan.jobs.size() << " jobs (" << plan.repeats
+      << (plan.repeats == 1 ? " repeat" : " repeats")
+      << " of 4 configurations, interleaved), " << plan.nodes << " node(s) x "
+      << plan.gpusPerNode << (plan.workload.device == "cpu" && plan.workload.engine
+                                  ? " worker(s)\n"
+                                  : " GPU(s)\n");
+  for (const bench::PlanConfiguration& configuration : plan.configurations) {
+    out << "  " << bench::label(configuration.step) << ": " << configuration.image
+        << ", recompute " << configuration.recompute << '\n';
+  }
+  out << "Plan: " << (dir / bench::kClusterPlanFile).string() << '\n'
+      << "Submit: " << (dir / plan.submitScript).string() << '\n';
+}
+
+int runPlan(const CommandContext& context, const PlanOptions& options) {
+  Expected<AblationPlanRequest> request = requestOf(options);
+  if (!request) return context.fail(request.error());
+  Expected<catalog::Catalog> catalog = context.loadCatalog();
+  if (!catalog) return context.fail(catalog.error());
+  Expected<BuiltPlan> built = buildAblationPlan(*request, *catalog);
+  if (!built) return context.fail(built.error());
+  if (Status written = writeAblationPlan(request->out, *built); !written) {
+    return context.fail(written.error());
+  }
+  if (options.json) {
+    Json document = Json::parse(bench::clusterPlanToJson(built->plan));
+    document["folder"] = request->out.string();
+    printJson(context.out(), document);
+  } else {
+    printPlanText(context.out(), request->out, built->plan);
+  }
+  return kExitSuccess;
+}
+
+CLI::App* addPlanCommand(CLI::App& parent, PlanOptions& options) {
+  AblationPlanRequest& request = options.request;
+  CLI::App* command = parent.add_subcommand(
+      "plan", "Write the four configurations (Base on NGC's PyTorch image, AC2, +CompilerOpt, "
+              "+CkptOpt) as jobs for Slurm, Kubernetes or torchrun, with submit.sh");
+  command->add_option("--image", request.image, "Release: a tag (25.04) or an image reference")
+      ->required()
+      ->type_name("TAG");
+  command->add_option("--scheduler", options.scheduler, "slurm, k8s or torchrun")
+      ->required()
+      ->type_name("NAME");
+  command->add_option("--out", options.out, "The plan folder (new, or one without a plan)")
+      ->required()
+      ->type_name("DIR");
+  command->add_option("--nodes", request.nodes, "Nodes per job (default 1)")->type_name("N");
+  command->add_option("--gpus", request.gpus,
+                      "GPUs per node (default 8): 1, 2, 4, 8 or 16; worker processes with "
+                      "--device cpu")
+      ->type_name("N");
+  command->add_option("--repeats", request.repeats, "Jobs per configuration (default 3)")
+      ->type_name("N");
+  command->add_option("--base-image", request.baseImage,
+                      "The image Base runs on (default: the NGC PyTorch image the catalog "
+                      "pairs with the release)")
+      ->type_name("REF");
+  command->add_option("--container", options.container,
+                      "How Slurm or torchrun jobs run the image: pyxis (Slurm's default), "
+                      "apptainer, or none (the site's environment; torchrun's default)")
+      ->type_name("NAME");
+  command->add_option("--time-limit", request.timeLimitMinutes,
+                      "Minutes each job may run (Slurm --time, Kubernetes "
+                      "activeDeadlineSeconds); 0: the cluster's default")
+      ->type_name("MIN");
+  addModelFlags(*command, request.modelFlags);
+  command->add_option("--steps", request.steps, "The engine's steps per job (run's default 20)")
+      ->type_name("N");
+  command->add_option("--device", request.device, "The engine's device: cuda (default) or cpu")
+      ->type_name("DEV");
+  command->add_option("--memory-budget", request.memoryBudget,
+                      "The engine's budget for --recompute auto in +CkptOpt")
+      ->type_name("BYTES");
+  command->add_flag("--json", options.json, "Print plan.json (and the folder) on stdout");
+  command->add_option("COMMAND", request.command,
+                      "After --: each node's own training command instead of the engine "
+                      "(it reads TB_ABLATION_LABEL, TB_COMPILER_OPTIMIZATION, "
+                      "TB_CHECKPOINT_OPTIMIZATION)");
+  takeLastOfRepeatedValues(*command);
+  command->footer("Exit codes: 0 the plan was written; 1 it could not be written; 2 bad input "
+                  "(nothing written).\nThe plan folder: docs/CLUSTER.md.");
+  return command;
+}
+
+}  // namespace
+
+RegisteredCommand registerAblationCommand(CLI::App& app) {
+  auto planOptions = std::make_shared<PlanOptions>();
+  CLI::App* command = app.add_subcommand(
+      "ablation", "The ablation on your own cluster: plan its jobs for a scheduler");
+  command->require_subcommand(1);
+  CLI::App* plan = addPlanCommand(*command, *planOptions);
+  return {command, [plan, planOptions](const CommandContext& context) {
+            if (plan->parsed()) return runPlan(context, *planOptions);
+            return context.fail(makeError(ErrorKind::BadInput, "ablation: name a subcommand"));
+          }};
+}
+
+}  // namespace tb::cli
