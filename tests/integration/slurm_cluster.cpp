@@ -49,7 +49,8 @@ std::string slurmConf(const fs::path& dir) {
   const unsigned cpus = std::max(1U, std::thread::hardware_concurrency());
   std::ostringstream conf;
   conf << "ClusterName=tbtest\n"
-       << "SlurmctldHost=" << host << "\n"
+       // On loopback by address: the host name need not resolve.
+       << "SlurmctldHost=" << host << "(127.0.0.1)\n"
        << "SlurmctldPort=" << freeLoopbackPort() << "\n"
        << "SlurmdPort=" << freeLoopbackPort() << "\n"
        << "AuthType=auth/munge\nCredType=cred/munge\n"
@@ -64,7 +65,8 @@ std::string slurmConf(const fs::path& dir) {
        << "SlurmdPidFile=" << (dir / "slurmd.pid").string() << "\n"
        << "SlurmctldLogFile=" << (dir / "slurmctld.log").string() << "\n"
        << "SlurmdLogFile=" << (dir / "slurmd.log").string() << "\n"
-       << "NodeName=" << host << " CPUs=" << cpus << " RealMemory=1000 State=UNKNOWN\n"
+       << "NodeName=" << host << " NodeAddr=127.0.0.1 CPUs=" << cpus
+       << " RealMemory=1000 State=UNKNOWN\n"
        << "PartitionName=tb Nodes=" << host << " Default=YES MaxTime=INFINITE State=UP\n";
   return conf.str();
 }
