@@ -14,7 +14,7 @@
 namespace tb::cli {
 namespace {
 
-struct PlanOptions {
+struct AblationPlanOptions {
   AblationPlanRequest request;
   std::string scheduler;
   std::string container;
@@ -22,7 +22,7 @@ struct PlanOptions {
   bool json = false;
 };
 
-Expected<AblationPlanRequest> requestOf(const PlanOptions& options) {
+Expected<AblationPlanRequest> requestOf(const AblationPlanOptions& options) {
   AblationPlanRequest request = options.request;
   Expected<bench::Scheduler> scheduler = bench::parseScheduler(options.scheduler);
   if (!scheduler) return makeError(ErrorKind::BadInput, "--" + scheduler.error().message);
@@ -53,7 +53,7 @@ void printPlanText(std::ostream& out, const std::filesystem::path& dir,
       << "Submit: " << (dir / plan.submitScript).string() << '\n';
 }
 
-int runPlan(const CommandContext& context, const PlanOptions& options) {
+int runPlan(const CommandContext& context, const AblationPlanOptions& options) {
   Expected<AblationPlanRequest> request = requestOf(options);
   if (!request) return context.fail(request.error());
   Expected<catalog::Catalog> catalog = context.loadCatalog();
@@ -73,7 +73,7 @@ int runPlan(const CommandContext& context, const PlanOptions& options) {
   return kExitSuccess;
 }
 
-CLI::App* addPlanCommand(CLI::App& parent, PlanOptions& options) {
+CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
   AblationPlanRequest& request = options.request;
   CLI::App* command = parent.add_subcommand(
       "plan", "Write the four configurations (Base on NGC's PyTorch image, AC2, +CompilerOpt, "
@@ -128,7 +128,7 @@ CLI::App* addPlanCommand(CLI::App& parent, PlanOptions& options) {
 }  // namespace
 
 RegisteredCommand registerAblationCommand(CLI::App& app) {
-  auto planOptions = std::make_shared<PlanOptions>();
+  auto planOptions = std::make_shared<AblationPlanOptions>();
   CLI::App* command = app.add_subcommand(
       "ablation", "The ablation on your own cluster: plan its jobs for a scheduler");
   command->require_subcommand(1);

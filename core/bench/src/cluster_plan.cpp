@@ -8,6 +8,7 @@
 
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/json_schema.hpp"
+#include "tb/common/name_table.hpp"
 #include "tb/common/text.hpp"
 
 namespace tb::embedded {
@@ -19,12 +20,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct SchedulerName {
-  Scheduler scheduler;
-  std::string_view name;
-};
-
-constexpr std::array<SchedulerName, 3> kSchedulerNames = {{
+constexpr std::array<EnumName<Scheduler>, 3> kSchedulerNames = {{
     {Scheduler::Slurm, "slurm"},
     {Scheduler::Kubernetes, "k8s"},
     {Scheduler::Torchrun, "torchrun"},
@@ -128,20 +124,13 @@ Status checkPlanConfigurations(const ClusterPlan& plan, const std::string& where
 }  // namespace
 
 std::string_view toString(Scheduler scheduler) noexcept {
-  for (const SchedulerName& entry : kSchedulerNames) {
-    if (entry.scheduler == scheduler) return entry.name;
-  }
-  return "unknown";
+  return nameOf(kSchedulerNames, scheduler, "unknown");
 }
 
 Expected<Scheduler> parseScheduler(std::string_view text) {
-  std::vector<std::string> names;
-  for (const SchedulerName& entry : kSchedulerNames) {
-    if (entry.name == text) return entry.scheduler;
-    names.emplace_back(entry.name);
-  }
-  return makeError(ErrorKind::BadInput, "scheduler: '" + std::string(text) +
-                                            "' is not one of " + joinList(names));
+  if (auto scheduler = valueNamed(kSchedulerNames, text)) return *scheduler;
+  return makeError(ErrorKind::BadInput, "scheduler: '" + std::string(text) + "' is not one of " +
+                                            joinList(namesOf(kSchedulerNames)));
 }
 
 const PlanConfiguration& ClusterPlan::configurationOf(const PlanJob& job) const {

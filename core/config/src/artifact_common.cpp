@@ -6,6 +6,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "tb/common/name_table.hpp"
 #include "tb/common/text.hpp"
 #include "tb/config/artifacts.hpp"
 #include "tb/config/cluster_job.hpp"
@@ -15,12 +16,7 @@ namespace {
 
 constexpr int kMasterPort = 29500;
 
-struct KindName {
-  ArtifactKind kind;
-  std::string_view name;
-};
-
-constexpr std::array<KindName, 7> kKindNames = {{
+constexpr std::array<EnumName<ArtifactKind>, 7> kKindNames = {{
     {ArtifactKind::Env, "env"},
     {ArtifactKind::Docker, "docker"},
     {ArtifactKind::Kubernetes, "k8s"},
@@ -41,27 +37,21 @@ std::string variable(VariableStyle style, std::string_view name) {
 const std::vector<ArtifactKind>& allArtifactKinds() {
   static const std::vector<ArtifactKind> kinds = [] {
     std::vector<ArtifactKind> all;
-    for (const auto& entry : kKindNames) all.push_back(entry.kind);
+    for (const auto& entry : kKindNames) all.push_back(entry.value);
     return all;
   }();
   return kinds;
 }
 
 std::string_view toString(ArtifactKind kind) noexcept {
-  for (const auto& entry : kKindNames) {
-    if (entry.kind == kind) return entry.name;
-  }
-  return "unknown";
+  return nameOf(kKindNames, kind, "unknown");
 }
 
 Expected<ArtifactKind> parseArtifactKind(std::string_view text) {
-  std::vector<std::string> names;
-  for (const auto& entry : kKindNames) {
-    if (entry.name == text) return entry.kind;
-    names.emplace_back(entry.name);
-  }
+  if (auto kind = valueNamed(kKindNames, text)) return *kind;
   return makeError(ErrorKind::BadInput, "format: unknown artifact '" + std::string(text) +
-                                            "'; known: " + joinList(names) + ", all");
+                                            "'; known: " + joinList(namesOf(kKindNames)) +
+                                            ", all");
 }
 
 std::vector<EnvVar> imageEnvironment(const ResolvedConfig& resolved) {

@@ -6,18 +6,14 @@
 #include <sstream>
 
 #include "shell_script.hpp"
+#include "tb/common/name_table.hpp"
 #include "tb/common/text.hpp"
 #include "tb/config/cluster_job.hpp"
 
 namespace tb::config {
 namespace {
 
-struct RuntimeName {
-  ContainerRuntime runtime;
-  std::string_view name;
-};
-
-constexpr std::array<RuntimeName, 3> kRuntimeNames = {{
+constexpr std::array<EnumName<ContainerRuntime>, 3> kRuntimeNames = {{
     {ContainerRuntime::Pyxis, "pyxis"},
     {ContainerRuntime::Apptainer, "apptainer"},
     {ContainerRuntime::None, "none"},
@@ -26,20 +22,13 @@ constexpr std::array<RuntimeName, 3> kRuntimeNames = {{
 }  // namespace
 
 std::string_view toString(ContainerRuntime runtime) noexcept {
-  for (const RuntimeName& entry : kRuntimeNames) {
-    if (entry.runtime == runtime) return entry.name;
-  }
-  return "unknown";
+  return nameOf(kRuntimeNames, runtime, "unknown");
 }
 
 Expected<ContainerRuntime> parseContainerRuntime(std::string_view text) {
-  std::vector<std::string> names;
-  for (const RuntimeName& entry : kRuntimeNames) {
-    if (entry.name == text) return entry.runtime;
-    names.emplace_back(entry.name);
-  }
+  if (auto runtime = valueNamed(kRuntimeNames, text)) return *runtime;
   return makeError(ErrorKind::BadInput, "container: '" + std::string(text) +
-                                            "' is not one of " + joinList(names));
+                                            "' is not one of " + joinList(namesOf(kRuntimeNames)));
 }
 
 std::string nodeLogPath(const ClusterJob& job, int node) {

@@ -1,6 +1,7 @@
 // Entry points of validation: naming and detecting file kinds, and choosing
 // the validator. Reading a file is the only step that can fail the call;
 // everything about the content is a finding.
+#include "tb/common/name_table.hpp"
 #include "tb/config/validation.hpp"
 
 #include <algorithm>
@@ -15,12 +16,7 @@
 namespace tb::config {
 namespace {
 
-struct FileKindName {
-  FileKind kind;
-  std::string_view name;
-};
-
-constexpr std::array<FileKindName, 6> kFileKindNames = {{
+constexpr std::array<EnumName<FileKind>, 6> kFileKindNames = {{
     {FileKind::Auto, "auto"},
     {FileKind::DeepSpeedJson, "deepspeed"},
     {FileKind::EnvFile, "env"},
@@ -68,21 +64,13 @@ std::string_view toString(Severity severity) noexcept {
 }
 
 std::string_view toString(FileKind kind) noexcept {
-  for (const auto& entry : kFileKindNames) {
-    if (entry.kind == kind) return entry.name;
-  }
-  return "auto";
+  return nameOf(kFileKindNames, kind, "auto");
 }
 
 Expected<FileKind> parseFileKind(std::string_view text) {
-  std::vector<std::string> names;
-  for (const auto& entry : kFileKindNames) {
-    if (entry.name == text) return entry.kind;
-    names.emplace_back(entry.name);
-  }
-  return makeError(ErrorKind::BadInput,
-                   "kind: unknown file kind '" + std::string(text) + "'; known: " +
-                       joinList(names));
+  if (auto kind = valueNamed(kFileKindNames, text)) return *kind;
+  return makeError(ErrorKind::BadInput, "kind: unknown file kind '" + std::string(text) +
+                                            "'; known: " + joinList(namesOf(kFileKindNames)));
 }
 
 int FileReport::count(Severity severity) const {
