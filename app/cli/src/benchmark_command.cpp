@@ -49,14 +49,6 @@ struct BenchmarkOptions {
   std::string events;
 };
 
-// A quarter of the steps, at least one and at most five: the first steps pay
-// for allocation and the matmul path's first use, which no configuration
-// should be charged for.
-std::int64_t defaultWarmup(std::int64_t steps) {
-  if (steps < 2) return 0;
-  return std::clamp<std::int64_t>(steps / 4, 1, 5);
-}
-
 std::string budgetLine(const bench::AblationSpec& spec,
                        const std::optional<bench::BudgetChoice>& choice) {
   std::string line = "Memory budget: " + std::to_string(spec.memoryBudgetBytes) + " bytes (" +
@@ -116,7 +108,7 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
   spec.modelArgs = modelArguments(options.modelFlags);
   spec.model = model->name;
   spec.steps = options.steps;
-  spec.warmupSteps = options.warmup.value_or(defaultWarmup(options.steps));
+  spec.warmupSteps = options.warmup.value_or(bench::defaultWarmupSteps(options.steps));
   spec.repeats = options.repeats;
   spec.threads = options.threads;
   spec.device = options.device;

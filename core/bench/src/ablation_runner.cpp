@@ -335,6 +335,11 @@ Expected<AblationOutcome> runAblation(const AblationSpec& spec,
   return outcome;
 }
 
+std::int64_t defaultWarmupSteps(std::int64_t steps) noexcept {
+  if (steps < 2) return 0;
+  return std::clamp<std::int64_t>(steps / 4, 1, 5);
+}
+
 std::filesystem::path benchmarksDirectory() { return dataDirectory() / "benchmarks"; }
 
 std::filesystem::path defaultBenchmarkOutDir(std::string_view model) {

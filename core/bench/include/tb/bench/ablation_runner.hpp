@@ -46,6 +46,11 @@ struct AblationSpec {
   std::uint64_t noRecomputePeakBytes = 0;
 };
 
+/// The steps `trainbench benchmark` leaves out of a run of `steps` steps: a
+/// quarter of them, at least one and at most five (none for a one-step run),
+/// since the first steps pay for allocation and the first use of each kernel.
+[[nodiscard]] std::int64_t defaultWarmupSteps(std::int64_t steps) noexcept;
+
 /// Where benchmarks go unless told otherwise: <data directory>/benchmarks,
 /// shared by `trainbench benchmark` and the Studio's Ablation page.
 [[nodiscard]] std::filesystem::path benchmarksDirectory();
