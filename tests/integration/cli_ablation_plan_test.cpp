@@ -204,6 +204,55 @@ TEST(CliAblationPlan, TorchrunPlanRunsLocallyInOrder) {
     EXPECT_EQ(summary.at("world_size"), 2);
     EXPECT_FALSE(planFileText(out / job.at("log").get<std::string>()).empty());
   }
+
+  const CliRun status = runCli({"ablation", "status", out.string(), "--json"});
+  ASSERT_EQ(status.exitCode, 0) << status.err;
+  const json statusDocument = parseSingleDocument(status);
+  for (const json& job : statusDocument.at("jobs")) {
+    EXPECT_EQ(job.at("state"), "completed") << job;
+    EXPECT_EQ(job.at("scheduler_state"), "exited 0") << job;
+    EXPECT_EQ(job.at("last_step"), 3) << job;
+  }
+  const CliRun collected = runCli({"ablation", "collect", out.string()});
+  ASSERT_EQ(collected.exitCode, 0) << collected.err;
+  EXPECT_NE(collected.out.find("4 jobs: 4 completed"), std::string::npos) << collected.out;
+  EXPECT_NE(collected.out.find("vs Base"), std::string::npos) << collected.out;
+  const json results = json::parse(planFileText(out / "results.json"), nullptr, false);
+  ASSERT_TRUE(results.is_object());
+  EXPECT_EQ(results.at("complete"), true);
+  ASSERT_EQ(results.at("configurations").size(), 4U);
+  EXPECT_EQ(results.at("configurations")[3].at("label"), "AC2+CompilerOpt+CkptOpt");
+  EXPECT_FALSE(planFileText(out / "report.html").empty());
+  fs::remove_all(out);
+}
+
+TEST(CliAblationCollect, BeforeAnyJobCompletedNothingIsWritten) {
+  const fs::path out = planScratch("collect_early");
+  planOf({"--image", "25.09", "--scheduler", "slurm", "--repeats", "1", "--model", "tiny"}, out);
+  const CliRun status = runCli({"ablation", "status", out.string()});
+  EXPECT_EQ(status.exitCode, 0) << status.err;
+  EXPECT_NE(status.out.find("4 jobs: 4 not-started"), std::string::npos) << status.out;
+  const CliRun collected = runCli({"ablation", "collect", out.string()});
+  EXPECT_EQ(collected.exitCode, 1);
+  EXPECT_NE(collected.err.find("no job of the plan has completed yet"), std::string::npos)
+      << collected.err;
+  EXPECT_FALSE(fs::exists(out / "results.json"));
+  EXPECT_FALSE(fs::exists(out / "report.html"));
+  fs::remove_all(out);
+}
+
+TEST(CliAblationCollect, BadInputNamesTheValue) {
+  const fs::path out = planScratch("collect_bad");
+  const CliRun missing = runCli({"ablation", "collect", out.string()});
+  EXPECT_EQ(missing.exitCode, 2);
+  EXPECT_NE(missing.err.find("'" + out.string() + "' holds no plan"), std::string::npos)
+      << missing.err;
+  planOf({"--image", "25.09", "--scheduler", "torchrun", "--model", "tiny"}, out);
+  const CliRun warmup = runCli({"ablation", "collect", out.string(), "--warmup", "-1"});
+  EXPECT_EQ(warmup.exitCode, 2);
+  EXPECT_NE(warmup.err.find("--warmup: '-1'"), std::string::npos) << warmup.err;
+  const CliRun status = runCli({"ablation", "status", (out / "nothing").string()});
+  EXPECT_EQ(status.exitCode, 2);
   fs::remove_all(out);
 }
 

@@ -117,6 +117,40 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
     EXPECT_EQ(summary.at("status"), i == 1 ? "interrupted" : "completed") << jobs[i].at("label");
     EXPECT_FALSE(slurmTestText(plan / jobs[i].at("log").get<std::string>()).empty());
   }
+
+  // What status and collect make of it: the files and Slurm agree.
+  const CliRun status = runCli({"ablation", "status", plan.string(), "--json"},
+                               slurm_.environment());
+  ASSERT_EQ(status.exitCode, 0) << status.err;
+  const json statusJobs = parseSingleDocument(status).at("jobs");
+  ASSERT_EQ(statusJobs.size(), 4U);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(statusJobs[i].at("submitted_id"), ids[i]);
+    EXPECT_EQ(statusJobs[i].at("scheduler_state"), states[i].state);
+    EXPECT_EQ(statusJobs[i].at("state"), i == 1 ? "interrupted" : "completed");
+  }
+  EXPECT_EQ(statusJobs[0].at("last_step"), 300);
+
+  const CliRun collected = runCli({"ablation", "collect", plan.string(), "--json"});
+  ASSERT_EQ(collected.exitCode, 0) << collected.err;
+  const json document = parseSingleDocument(collected);
+  EXPECT_EQ(document.at("configurations"), 3);
+  EXPECT_EQ(document.at("complete"), false);
+  EXPECT_EQ(document.at("jobs")[1].at("state"), "interrupted");
+  const json results = json::parse(slurmTestText(plan / "results.json"), nullptr, false);
+  ASSERT_TRUE(results.is_object());
+  EXPECT_EQ(results.at("completed_runs"), 3);
+  EXPECT_EQ(results.at("planned_runs"), 4);
+  std::vector<std::string> labels;
+  for (const json& configuration : results.at("configurations")) {
+    labels.push_back(configuration.at("label"));
+    EXPECT_EQ(configuration.at("source"), "cluster");
+    EXPECT_GT(configuration.at("runs")[0].at("tokens_per_s").get<double>(), 0.0);
+  }
+  EXPECT_EQ(labels, (std::vector<std::string>{"Base", "AC2+CompilerOpt",
+                                              "AC2+CompilerOpt+CkptOpt"}));
+  EXPECT_NE(slurmTestText(plan / "report.html").find("AC2+CompilerOpt+CkptOpt"),
+            std::string::npos);
 }
 
 }  // namespace

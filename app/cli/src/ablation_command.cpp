@@ -5,8 +5,10 @@
 
 #include <memory>
 #include <ostream>
+#include <vector>
 
 #include "ablation_plan.hpp"
+#include "ablation_subcommands.hpp"
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
@@ -127,14 +129,25 @@ CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
 
 }  // namespace
 
+AblationSubcommand addAblationPlan(CLI::App& parent) {
+  auto options = std::make_shared<AblationPlanOptions>();
+  CLI::App* command = addPlanCommand(parent, *options);
+  return {command, [options](const CommandContext& context) {
+            return runPlan(context, *options);
+          }};
+}
+
 RegisteredCommand registerAblationCommand(CLI::App& app) {
-  auto planOptions = std::make_shared<AblationPlanOptions>();
   CLI::App* command = app.add_subcommand(
-      "ablation", "The ablation on your own cluster: plan its jobs for a scheduler");
+      "ablation", "The ablation on your own cluster: plan its jobs for a scheduler, follow "
+                  "them, collect their results");
   command->require_subcommand(1);
-  CLI::App* plan = addPlanCommand(*command, *planOptions);
-  return {command, [plan, planOptions](const CommandContext& context) {
-            if (plan->parsed()) return runPlan(context, *planOptions);
+  const std::vector<AblationSubcommand> subcommands = {
+      addAblationPlan(*command), addAblationStatus(*command), addAblationCollect(*command)};
+  return {command, [subcommands](const CommandContext& context) {
+            for (const AblationSubcommand& subcommand : subcommands) {
+              if (subcommand.command->parsed()) return subcommand.action(context);
+            }
             return context.fail(makeError(ErrorKind::BadInput, "ablation: name a subcommand"));
           }};
 }

@@ -9,7 +9,9 @@
 
 namespace tb::cli {
 
-/// Prints the engine configurations of `results` as an aligned table.
-void printAblationTable(std::ostream& out, const bench::AblationResults& results);
+/// Prints the configurations of `results` from `source` as an aligned
+/// table: the engine's tokens/s are the run's, a cluster's are per GPU.
+void printAblationTable(std::ostream& out, const bench::AblationResults& results,
+                        bench::ResultSource source = bench::ResultSource::Engine);
 
 }  // namespace tb::cli

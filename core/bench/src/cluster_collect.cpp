@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <system_error>
@@ -175,14 +176,44 @@ void readCommandJob(const fs::path& dir, const ClusterPlan& plan, const CollectO
   }
 }
 
+/// The last non-blank line of a log, from its last 4 KiB: what a launcher
+/// that failed said last (a Python traceback's exception, as a rule).
+std::string lastLineOf(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const std::streamoff size = in.tellg();
+  const std::streamoff start = std::max<std::streamoff>(0, size - 4096);
+  in.seekg(start);
+  std::string tail(static_cast<std::size_t>(size - start), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  std::istringstream lines(tail);
+  std::string line;
+  std::string last;
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  constexpr std::size_t kShown = 200;
+  return last.size() > kShown ? last.substr(0, kShown) + "…" : last;
+}
+
 /// What torchrun's submit.sh recorded of a launcher's exit outranks a log
 /// that merely looks complete.
-void applyExitStatus(const std::vector<std::string>& finished, JobReading& reading) {
-  if (finished.size() < 3 || finished[2] == "0") return;
+void applyExitStatus(const std::vector<std::string>& finished, const fs::path& dir,
+                     JobReading& reading) {
+  if (finished.size() < 3) return;
+  try {
+    reading.launcherExit = std::stoi(finished[2]);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (*reading.launcherExit == 0) return;
   if (reading.state == JobState::Completed || reading.state == JobState::Unfinished ||
       reading.state == JobState::NotStarted) {
     reading.state = JobState::Failed;
     reading.reason = "the launcher exited with status " + finished[2];
+    if (const std::string said = lastLineOf(dir / reading.job.log); !said.empty()) {
+      reading.reason += "; node 0's log ends: " + said;
+    }
   }
 }
 
@@ -242,7 +273,7 @@ Expected<CollectedPlan> readPlanFolder(const fs::path& dir, const CollectOptions
       reading.submittedId = row->second[1];
     }
     if (const auto row = finished.find(job.order); row != finished.end()) {
-      applyExitStatus(row->second, reading);
+      applyExitStatus(row->second, dir, reading);
     }
     collected.jobs.push_back(std::move(reading));
   }

@@ -173,12 +173,17 @@ TEST_F(ClusterCollect, ANonZeroExitOutranksALogThatLooksComplete) {
   write(runDir(0) / "events.jsonl", engineEvents(4, 4, 0.5));
   write(runDir(0) / "summary.json", summary("completed"));
   write(runDir(1) / "events.jsonl", engineEvents(4, 1, 0.5));
+  write(log(1), "Traceback (most recent call last):\nRuntimeError: Gloo connectFullMesh failed\n\n");
   write(root_ / "finished.tsv", "0\t4242\t0\n1\t4243\t1\n");
   const auto collected = readPlanFolder(root_);
   ASSERT_TRUE(collected.ok());
   EXPECT_EQ(job(*collected, 0).state, JobState::Completed);
   EXPECT_EQ(job(*collected, 1).state, JobState::Failed);
-  EXPECT_EQ(job(*collected, 1).reason, "the launcher exited with status 1");
+  EXPECT_EQ(job(*collected, 1).reason,
+            "the launcher exited with status 1; node 0's log ends: RuntimeError: Gloo "
+            "connectFullMesh failed");
+  EXPECT_EQ(job(*collected, 1).launcherExit, 1);
+  EXPECT_EQ(job(*collected, 0).launcherExit, 0);
 }
 
 TEST_F(ClusterCollect, AFrameworkLogIsReadByItsOwnFormat) {

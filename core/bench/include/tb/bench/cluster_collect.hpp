@@ -49,6 +49,8 @@ struct JobReading {
   /// What submit.sh recorded when it handed the job over (Slurm's job id,
   /// the Kubernetes Job's name, torchrun's pid); empty: not submitted.
   std::string submittedId;
+  /// The launcher's exit status, where submit.sh waited for it (torchrun).
+  std::optional<int> launcherExit;
   std::int64_t records = 0;              ///< step records read
   std::optional<std::int64_t> lastStep;  ///< the last step a record names
   std::optional<std::int64_t> plannedSteps;
