@@ -75,7 +75,7 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
   const fs::path plan = dir_ / "plan";
   const CliRun planned = runCli({"ablation", "plan", "--image", "25.09", "--scheduler", "slurm",
                                  "--container", "none", "--device", "cpu", "--gpus", "2",
-                                 "--model", "tiny", "--steps", "300", "--repeats", "1", "--out",
+                                 "--model", "tiny", "--steps", "200", "--repeats", "2", "--out",
                                  plan.string(), "--json"});
   ASSERT_EQ(planned.exitCode, 0) << planned.err;
   const json jobs = parseSingleDocument(planned).at("jobs");
@@ -90,7 +90,7 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
   ASSERT_TRUE(submitted.ok());
   ASSERT_EQ(submitted->exitCode, 0) << submitted->standardError;
   const std::vector<std::string> ids = submittedIds(plan);
-  ASSERT_EQ(ids.size(), 4U) << slurmTestText(plan / "submitted.tsv");
+  ASSERT_EQ(ids.size(), 8U) << slurmTestText(plan / "submitted.tsv");
 
   // AC2 (the second job) is cancelled once it has trained a step.
   const fs::path cancelledEvents = plan / jobs[1].at("run_dir").get<std::string>() / "events.jsonl";
@@ -123,31 +123,41 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
                                slurm_.environment());
   ASSERT_EQ(status.exitCode, 0) << status.err;
   const json statusJobs = parseSingleDocument(status).at("jobs");
-  ASSERT_EQ(statusJobs.size(), 4U);
+  ASSERT_EQ(statusJobs.size(), 8U);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     EXPECT_EQ(statusJobs[i].at("submitted_id"), ids[i]);
     EXPECT_EQ(statusJobs[i].at("scheduler_state"), states[i].state);
     EXPECT_EQ(statusJobs[i].at("state"), i == 1 ? "interrupted" : "completed");
   }
-  EXPECT_EQ(statusJobs[0].at("last_step"), 300);
+  EXPECT_EQ(statusJobs[0].at("last_step"), 200);
 
-  const CliRun collected = runCli({"ablation", "collect", plan.string(), "--json"});
+  const CliRun collected =
+      runCli({"ablation", "collect", plan.string(), "--json"}, slurm_.environment());
   ASSERT_EQ(collected.exitCode, 0) << collected.err;
   const json document = parseSingleDocument(collected);
-  EXPECT_EQ(document.at("configurations"), 3);
   EXPECT_EQ(document.at("complete"), false);
   EXPECT_EQ(document.at("jobs")[1].at("state"), "interrupted");
+  EXPECT_EQ(document.at("jobs")[1].at("scheduler_state"), "CANCELLED");
+  const json& configurations = document.at("configurations");
+  ASSERT_EQ(configurations.size(), 4U);
+  EXPECT_EQ(configurations[0].at("speedup_vs_base"), 1.0);
+  for (const json& configuration : configurations) {
+    // Two repeats each, but for AC2, whose first job was cancelled.
+    EXPECT_EQ(configuration.at("runs"), configuration.at("label") == "AC2" ? 1 : 2)
+        << configuration;
+    EXPECT_GT(configuration.at("speedup_vs_base").get<double>(), 0.0) << configuration;
+  }
   const json results = json::parse(slurmTestText(plan / "results.json"), nullptr, false);
   ASSERT_TRUE(results.is_object());
-  EXPECT_EQ(results.at("completed_runs"), 3);
-  EXPECT_EQ(results.at("planned_runs"), 4);
+  EXPECT_EQ(results.at("completed_runs"), 7);
+  EXPECT_EQ(results.at("planned_runs"), 8);
   std::vector<std::string> labels;
   for (const json& configuration : results.at("configurations")) {
     labels.push_back(configuration.at("label"));
     EXPECT_EQ(configuration.at("source"), "cluster");
     EXPECT_GT(configuration.at("runs")[0].at("tokens_per_s").get<double>(), 0.0);
   }
-  EXPECT_EQ(labels, (std::vector<std::string>{"Base", "AC2+CompilerOpt",
+  EXPECT_EQ(labels, (std::vector<std::string>{"Base", "AC2", "AC2+CompilerOpt",
                                               "AC2+CompilerOpt+CkptOpt"}));
   EXPECT_NE(slurmTestText(plan / "report.html").find("AC2+CompilerOpt+CkptOpt"),
             std::string::npos);

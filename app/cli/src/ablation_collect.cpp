@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <vector>
 
 #include "ablation_jobs.hpp"
 #include "ablation_subcommands.hpp"
@@ -13,6 +14,7 @@
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "report_charts.hpp"
+#include "tb/bench/statistics.hpp"
 #include "tb/common/build_info.hpp"
 #include "tb/common/utc_time.hpp"
 #include "tb/report/report.hpp"
@@ -48,11 +50,12 @@ std::filesystem::path outputPath(const CollectCommandOptions& options, const std
 }
 
 void printCollected(std::ostream& out, const bench::CollectedPlan& collected,
+                    const std::vector<std::string>& scheduler,
                     const std::filesystem::path& results, const std::filesystem::path& report,
                     const report::ReportCharts& drawn) {
   out << "Collected the ablation of " << collected.plan.release << " on "
       << bench::toString(collected.plan.scheduler) << ": " << jobCounts(collected) << '\n';
-  printJobTable(out, collected);
+  printJobTable(out, collected, scheduler);
   out << '\n';
   printAblationTable(out, collected.results, bench::ResultSource::Cluster);
   out << "Wrote " << results.string() << " (" << collected.results.configurations.size()
@@ -62,13 +65,40 @@ void printCollected(std::ostream& out, const bench::CollectedPlan& collected,
   if (!drawn.note.empty()) out << drawn.note << '\n';
 }
 
+// Each configuration's medians and its speedup over Base (null where
+// either has no measured run), as the table prints them.
+Json configurationsJson(const bench::AblationResults& results) {
+  Json configurations = Json::array();
+  const bench::ConfigurationResult* base = nullptr;
+  for (const bench::ConfigurationResult& configuration : results.configurations) {
+    if (configuration.label == "Base") base = &configuration;
+  }
+  for (const bench::ConfigurationResult& configuration : results.configurations) {
+    const bool comparable = base != nullptr && base->throughput.count > 0 &&
+                            configuration.throughput.count > 0;
+    configurations.push_back(
+        {{"label", configuration.label},
+         {"runs", configuration.runs.size()},
+         {"tokens_per_s_per_gpu", configuration.throughput.median},
+         {"step_time_s", configuration.stepTimeS.count > 0 ? Json(configuration.stepTimeS.median)
+                                                           : Json()},
+         {"peak_bytes", configuration.peakBytes},
+         {"speedup_vs_base",
+          comparable ? Json(bench::speedup(base->throughput, configuration.throughput))
+                     : Json()}});
+  }
+  return configurations;
+}
+
 int runCollect(const CommandContext& context, const CollectCommandOptions& options) {
   Expected<bench::CollectOptions> collecting = collectOptionsOf(options);
   if (!collecting) return context.fail(collecting.error());
   Expected<bench::CollectedPlan> collected = readPlanArgument(options.dir, *collecting);
   if (!collected) return context.fail(collected.error());
+  // The scheduler's word on each job: why a cancelled or failed one ended.
+  const std::vector<std::string> scheduler = schedulerStates(*collected);
   if (collected->results.configurations.empty()) {
-    printJobTable(context.err(), *collected);
+    printJobTable(context.err(), *collected, scheduler);
     return context.fail(makeError(ErrorKind::Runtime,
                                   "no job of the plan has completed yet (" +
                                       jobCounts(*collected) + "); nothing written"));
@@ -88,16 +118,16 @@ int runCollect(const CommandContext& context, const CollectCommandOptions& optio
     return context.fail(written.error());
   }
   if (!options.json) {
-    printCollected(context.out(), *collected, resultsPath, reportPath, drawn);
+    printCollected(context.out(), *collected, scheduler, resultsPath, reportPath, drawn);
     return kExitSuccess;
   }
   printJson(context.out(), Json{{"folder", options.dir},
                                 {"results", resultsPath.string()},
                                 {"report", reportPath.string()},
-                                {"configurations", results.configurations.size()},
+                                {"configurations", configurationsJson(results)},
                                 {"complete", results.complete},
                                 {"charts", drawn.charts.size()},
-                                {"jobs", jobsJson(*collected)}});
+                                {"jobs", jobsJson(*collected, scheduler)}});
   return kExitSuccess;
 }
 
