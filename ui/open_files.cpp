@@ -28,6 +28,7 @@ OpenTarget openTargetFor(const QString& path) {
   if (!file.open(QIODevice::ReadOnly)) return OpenTarget::Ablation;  // says why it cannot
   const QByteArray head = file.read(kHeadBytes);
   if (head.contains("\"trainbench-catalog\"")) return OpenTarget::Catalog;
+  if (head.contains("\"trainbench-cluster-plan\"")) return OpenTarget::Ablation;
   if (guessSourceKind(path) != AblationSourceKind::TrainingLog) return OpenTarget::Ablation;
   if (info.size() > kScanLimitBytes) return OpenTarget::Ablation;
   if (tb::logs::detectFormat(toStdString(path))) return OpenTarget::Ablation;

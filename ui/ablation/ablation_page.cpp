@@ -28,6 +28,7 @@
 
 #include "plotting/ablation_charts.h"
 #include "tb/bench/ablation_runner.hpp"
+#include "ui/ablation/ablation_plan_panel.h"
 #include "ui/ablation/ablation_run_panel.h"
 #include "ui/ablation/ablation_table_model.h"
 #include "ui/data_size.h"
@@ -185,6 +186,9 @@ QWidget* AblationPage::buildSourcesPanel() {
   buttons->addWidget(importCluster);
   buttons->addWidget(remove_);
   runPanel_ = new AblationRunPanel;
+  planPanel_ = new AblationPlanPanel;
+  connect(planPanel_, &AblationPlanPanel::resultsWritten, this,
+          [this](const QString& path) { (void)addResultsFile(path); });
 
   auto* panel = new QWidget;
   auto* column = new QVBoxLayout(panel);
@@ -196,6 +200,7 @@ QWidget* AblationPage::buildSourcesPanel() {
   column->addWidget(logImport_);
   column->addWidget(details_);
   column->addWidget(message_);
+  column->addWidget(planPanel_, 1);
   column->addWidget(runPanel_, 1);
   panel->setMinimumWidth(340);
   panel->setMaximumWidth(440);
@@ -316,6 +321,10 @@ void AblationPage::importLogs(const QStringList& paths) {
 void AblationPage::openPaths(const QStringList& paths) {
   QStringList logs;
   for (const QString& path : paths) {
+    if (const QString plan = planFolderOf(path); !plan.isEmpty()) {
+      openPlanFolder(plan);
+      continue;
+    }
     const AblationSourceKind kind = guessSourceKind(path);
     if (kind == AblationSourceKind::TrainingLog) {
       logs << path;
@@ -324,6 +333,12 @@ void AblationPage::openPaths(const QStringList& paths) {
     }
   }
   importLogs(logs);
+}
+
+void AblationPage::openPlanFolder(const QString& folder) {
+  lastFolder_ = folder;
+  showMessage({}, false);
+  planPanel_->openFolder(folder);
 }
 
 void AblationPage::onLogImported(const LogImportRequest& request,

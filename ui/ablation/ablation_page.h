@@ -32,6 +32,7 @@ class StepTimeChart;
 
 namespace tb::ui {
 
+class AblationPlanPanel;
 class AblationRunPanel;
 class AblationTableModel;
 
@@ -53,8 +54,13 @@ class AblationPage : public QWidget {
   /// (logImport()->batchFinished() says all are in).
   void importLogs(const QStringList& paths);
   /// Files and folders as a file manager drops them: results and cluster
-  /// files load at once, anything else is read as a training log.
+  /// files load at once, a cluster plan folder (or its plan.json) opens in
+  /// the plan panel, anything else is read as a training log.
   void openPaths(const QStringList& paths);
+  /// Shows the cluster plan in `folder` with its jobs' states, and what was
+  /// collected from it.
+  void openPlanFolder(const QString& folder);
+  [[nodiscard]] AblationPlanPanel* planPanel() const { return planPanel_; }
   [[nodiscard]] AblationLogImport* logImport() const { return logImport_; }
   /// The included sources merged: what the table, the charts and reports show.
   [[nodiscard]] const tb::bench::AblationResults& results() const { return results_; }
@@ -115,6 +121,7 @@ class AblationPage : public QWidget {
   tb::plotting::PeakMemoryChart* peak_ = nullptr;
   tb::plotting::StepTimeChart* stepTime_ = nullptr;
   tb::plotting::LossCurvesChart* loss_ = nullptr;
+  AblationPlanPanel* planPanel_ = nullptr;
   AblationRunPanel* runPanel_ = nullptr;
   BenchmarkProcess* process_ = nullptr;
   bool restoring_ = false;
