@@ -1,7 +1,7 @@
 // Each term on shapes small enough to count by hand. The engine counts follow
 // what autograd saves in core/engine's block (docs/MEMORY.md lists them):
 // per token 12·dim + 4·ffn + heads·seq + 2 floats, plus a seq² bool mask;
-// the sweep over real runs (tests/core/engine/recompute_memory_test.cpp)
+// the sweep over real runs (tests/core/engine/model/recompute_memory_test.cpp)
 // checks them against the tracking allocator.
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 // place with no locks and no per-thread copies; it rebuilds each tile's
 // probabilities as exp(s − lse) instead of reading stored ones. A whole query
 // tile sees all of its keys at once, so the softmax is the plain one (no
-// online rescaling), and the five products per tile are GEMMs (fused/gemm):
+// online rescaling), and the five products per tile are GEMMs (matmul/gemm):
 // with hd of 64 a tile product is 64×keys×64, large enough for a GEMM kernel,
 // where vector dot products ran at a third of its rate (docs/PERF.md).
 #include "fused/attention_kernels.hpp"
@@ -18,7 +18,7 @@
 #include <cmath>
 #include <vector>
 
-#include "fused/gemm.hpp"
+#include "matmul/gemm.hpp"
 #include "fused/vector_kernels.hpp"
 
 namespace tb::engine::fused::detail {

@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "fused/gemm.hpp"
+#include "matmul/gemm.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // A build without oneDNN: the fused kernels' products on ATen.
-#include "fused/gemm.hpp"
+#include "matmul/gemm.hpp"
 
 namespace tb::engine::fused::cpu {
 

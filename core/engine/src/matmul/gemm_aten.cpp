@@ -4,7 +4,7 @@
 // at::addmm on views of the caller's memory, at the cost of a dispatch.
 #include <ATen/ATen.h>
 
-#include "fused/gemm.hpp"
+#include "matmul/gemm.hpp"
 
 namespace tb::engine::fused::cpu {
 namespace {

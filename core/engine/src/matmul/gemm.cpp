@@ -1,4 +1,4 @@
-#include "fused/gemm.hpp"
+#include "matmul/gemm.hpp"
 
 #include <oneapi/dnnl/dnnl.h>
 

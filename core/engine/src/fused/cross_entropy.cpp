@@ -19,7 +19,7 @@
 // need a transposed copy of W per chunk, and dW += dZᵀ·X accumulates into one
 // [V, D] buffer, which MatmulPath cannot express without a [V, D] temporary
 // per chunk; they run as GEMMs with transpose flags writing in place
-// (fused/gemm).
+// (matmul/gemm).
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "fused/fused_ops.hpp"
-#include "fused/gemm.hpp"
+#include "matmul/gemm.hpp"
 #include "fused/vector_kernels.hpp"
 #include "model/op_scope.hpp"
 
