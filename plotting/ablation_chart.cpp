@@ -109,7 +109,9 @@ void AblationChart::fitChainLabels() {
 
 bool AblationChart::chainLabelsWrapped() const { return chainLabelsWrapped_; }
 
-void AblationChart::showMessage(const QString& text) { addPlotMessage(*this, text, theme().foreground); }
+void AblationChart::showMessage(const QString& text) {
+  addPlotMessage(*this, text, theme().foreground);
+}
 
 const AblationBar* AblationChart::barAt(const QVector<AblationBar>& bars,
                                         const QPointF& position) const {

@@ -20,12 +20,12 @@ namespace tb::plotting {
 
 /// One bar as drawn: a configuration of one series at one chain position.
 struct AblationBar {
-  QString series;      ///< e.g. "engine · small" or "cluster · llama-8b (8 GPUs)"
-  QString label;       ///< the configuration's full ablation label
-  int chainIndex = 0;  ///< 0 = Base … 3 = +CkptOpt (the bar's x position)
-  double value = 0.0;  ///< bar height in the chart's current unit
-  double low = 0.0;    ///< lower end of the error bar (equals value when none)
-  double high = 0.0;   ///< upper end of the error bar
+  QString series;        ///< e.g. "engine · small" or "cluster · llama-8b (8 GPUs)"
+  QString label;         ///< the configuration's full ablation label
+  int chainIndex = 0;    ///< 0 = Base … 3 = +CkptOpt (the bar's x position)
+  double value = 0.0;    ///< bar height in the chart's current unit
+  double low = 0.0;      ///< lower end of the error bar (equals value when none)
+  double high = 0.0;     ///< upper end of the error bar
   double speedup = 0.0;  ///< over the series' own Base; 0 when it has none
 };
 

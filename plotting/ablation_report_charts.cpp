@@ -28,8 +28,8 @@ void prepare(AblationChart& chart, const tb::bench::AblationResults& results, co
   chart.setResults(results);
 }
 
-void append(std::vector<tb::report::ReportChart>& charts, AblationChart& chart,
-            const QSize& size, std::string title) {
+void append(std::vector<tb::report::ReportChart>& charts, AblationChart& chart, const QSize& size,
+            std::string title) {
   tb::Expected<QByteArray> svg = renderChart(chart, ChartFormat::Svg, size);
   if (svg) charts.push_back({std::move(title), "image/svg+xml", svg->toStdString()});
 }

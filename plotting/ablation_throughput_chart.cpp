@@ -84,8 +84,8 @@ void AblationThroughputChart::drawResults() {
       bar.chainIndex = position;
       bar.value = config->throughput.median * scale;
       // A summary without a spread (one imported number) has min = max = 0.
-      const bool spread = config->throughput.max >= config->throughput.min &&
-                          config->throughput.max > 0.0;
+      const bool spread =
+          config->throughput.max >= config->throughput.min && config->throughput.max > 0.0;
       bar.low = spread ? config->throughput.min * scale : bar.value;
       bar.high = spread ? config->throughput.max * scale : bar.value;
       bar.speedup = baseMedian > 0.0 ? config->throughput.median / baseMedian : 0.0;
@@ -147,12 +147,12 @@ QString AblationThroughputChart::toolTipAt(const QPointF& position) const {
   }
   if (config == nullptr) return {};
   const QString unit = QString::fromStdString(config->throughputUnit);
-  QString text = tr("%1 (%2)\nmedian %3 (min %4, max %5; %6 runs)")
-                     .arg(bar->label, bar->series,
-                          formatThroughput(config->throughput.median, unit),
-                          formatThroughput(config->throughput.min, unit),
-                          formatThroughput(config->throughput.max, unit))
-                     .arg(config->throughput.count);
+  QString text =
+      tr("%1 (%2)\nmedian %3 (min %4, max %5; %6 runs)")
+          .arg(bar->label, bar->series, formatThroughput(config->throughput.median, unit),
+               formatThroughput(config->throughput.min, unit),
+               formatThroughput(config->throughput.max, unit))
+          .arg(config->throughput.count);
   if (bar->speedup > 0.0) text += tr("\n%1 over Base").arg(speedupText(bar->speedup));
   return text;
 }

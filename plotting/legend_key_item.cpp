@@ -32,8 +32,7 @@ QString LegendKeyItem::shownText() const {
   const int room = mRect.width() > 0 ? mRect.width() - mParentLegend->iconSize().width() -
                                            mParentLegend->iconTextPadding()
                                      : maximumTextWidth();
-  return QFontMetrics(mFont).elidedText(text_, Qt::ElideMiddle,
-                                            std::min(room, maximumTextWidth()));
+  return QFontMetrics(mFont).elidedText(text_, Qt::ElideMiddle, std::min(room, maximumTextWidth()));
 }
 
 void LegendKeyItem::draw(QCPPainter* painter) {
@@ -41,8 +40,8 @@ void LegendKeyItem::draw(QCPPainter* painter) {
   painter->setPen(QPen(mTextColor));
   const QSize iconSize = mParentLegend->iconSize();
   const QString text = shownText();
-  const QRect textRect = painter->fontMetrics().boundingRect(0, 0, 0, iconSize.height(),
-                                                             Qt::TextDontClip, text);
+  const QRect textRect =
+      painter->fontMetrics().boundingRect(0, 0, 0, iconSize.height(), Qt::TextDontClip, text);
   const int textHeight = std::max(textRect.height(), iconSize.height());
   painter->drawText(mRect.x() + iconSize.width() + mParentLegend->iconTextPadding(), mRect.y(),
                     textRect.width(), textHeight, Qt::TextDontClip, text);
@@ -58,8 +57,7 @@ void LegendKeyItem::draw(QCPPainter* painter) {
 QSize LegendKeyItem::minimumOuterSizeHint() const {
   const QFontMetrics metrics(mFont);
   const QSize iconSize = mParentLegend->iconSize();
-  const int textWidth =
-      std::min(metrics.horizontalAdvance(text_) + 2, maximumTextWidth());
+  const int textWidth = std::min(metrics.horizontalAdvance(text_) + 2, maximumTextWidth());
   QSize size(iconSize.width() + mParentLegend->iconTextPadding() + textWidth,
              std::max(metrics.height(), iconSize.height()));
   size.rwidth() += mMargins.left() + mMargins.right();

@@ -91,9 +91,13 @@ void LineChart::setEmptyMessage(const QString& text) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-QString LineChart::emptyMessage() const { return emptyMessage_ != nullptr ? emptyMessage_->text() : QString(); }
+QString LineChart::emptyMessage() const {
+  return emptyMessage_ != nullptr ? emptyMessage_->text() : QString();
+}
 
-bool LineChart::showsEmptyMessage() const { return emptyMessage_ != nullptr && emptyMessage_->visible(); }
+bool LineChart::showsEmptyMessage() const {
+  return emptyMessage_ != nullptr && emptyMessage_->visible();
+}
 
 void LineChart::updateEmptyState() {
   if (emptyMessage_ == nullptr) return;

@@ -31,7 +31,7 @@ QStringList LossCurvesChart::curveNames() const {
 void LossCurvesChart::drawResults() {
   const std::vector<AblationSeries> all = groupIntoSeries(results());
   static constexpr Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                            Qt::DashDotLine};
+                                             Qt::DashDotLine};
   double lowest = std::numeric_limits<double>::max();
   double highest = std::numeric_limits<double>::lowest();
   int longest = 0;
@@ -45,8 +45,8 @@ void LossCurvesChart::drawResults() {
       const auto* config = series.steps.at(static_cast<std::size_t>(position));
       if (config == nullptr || config->lossCurve.empty()) continue;
       QCPGraph* curve = addGraph();
-      curve->setName(QStringLiteral("%1 (%2)").arg(QString::fromStdString(config->label),
-                                                   series.name));
+      curve->setName(
+          QStringLiteral("%1 (%2)").arg(QString::fromStdString(config->label), series.name));
       curve->setPen(QPen(seriesColor(theme(), position), 1.8, kDashes[index % 4]));
       curve->removeFromLegend();
       positionDrawn.at(static_cast<std::size_t>(position)) = true;

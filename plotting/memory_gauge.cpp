@@ -17,7 +17,6 @@
 namespace tb::plotting {
 namespace {
 
-
 double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / kMiB; }
 
 }  // namespace
@@ -28,7 +27,8 @@ MemoryGauge::MemoryGauge(QWidget* parent)
       peakBars_(new QCPBars(plot_->yAxis, plot_->xAxis)),
       bars_(new QCPBars(plot_->yAxis, plot_->xAxis)),
       budgetLine_(new QCPItemStraightLine(plot_)),
-      emptyMessage_(addPlotMessage(*plot_, tr("Memory in use appears once a run starts"), QColor())) {
+      emptyMessage_(
+          addPlotMessage(*plot_, tr("Memory in use appears once a run starts"), QColor())) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);

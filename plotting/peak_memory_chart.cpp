@@ -16,7 +16,6 @@
 namespace tb::plotting {
 namespace {
 
-
 // One value axis: where its bars go and the unit it counts in.
 struct MemoryAxis {
   QCPAxis* axis = nullptr;
@@ -48,9 +47,8 @@ QString axisNumber(double bytes, const MemoryAxis& axis) {
 }
 
 bool hasPeak(const AblationSeries& series) {
-  return std::any_of(series.steps.begin(), series.steps.end(), [](const auto* config) {
-    return config != nullptr && config->peakBytes > 0;
-  });
+  return std::any_of(series.steps.begin(), series.steps.end(),
+                     [](const auto* config) { return config != nullptr && config->peakBytes > 0; });
 }
 
 bool isEngine(const AblationSeries& series) {
@@ -175,8 +173,8 @@ void PeakMemoryChart::drawResults() {
 QString PeakMemoryChart::toolTipAt(const QPointF& position) const {
   const AblationBar* bar = barAt(bars_, position);
   if (bar == nullptr) return {};
-  QString text = tr("%1 (%2)\npeak memory %3")
-                     .arg(bar->label, bar->series, memoryText(bar->value * kGiB));
+  QString text =
+      tr("%1 (%2)\npeak memory %3").arg(bar->label, bar->series, memoryText(bar->value * kGiB));
   for (const AblationSeries& series : groupIntoSeries(results())) {
     if (series.name == bar->series && !isEngine(series)) text += tr(" per GPU");
   }

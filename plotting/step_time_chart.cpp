@@ -139,8 +139,7 @@ QString StepTimeChart::toolTipAt(const QPointF& position) const {
     if (std::abs(key - centre) > half) continue;
     const double slack = (box.maximum - box.minimum) * 0.05;
     if (value < box.minimum - slack || value > box.maximum + slack) continue;
-    const QString spread = box.samples > 0 ? tr("%1 steps").arg(box.samples)
-                                           : tr("summary only");
+    const QString spread = box.samples > 0 ? tr("%1 steps").arg(box.samples) : tr("summary only");
     return tr("%1 (%2), %3\nmedian %4, quartiles %5 – %6\nmin %7, max %8")
         .arg(box.label, box.series, spread, seconds(box.median), seconds(box.lowerQuartile),
              seconds(box.upperQuartile), seconds(box.minimum), seconds(box.maximum));

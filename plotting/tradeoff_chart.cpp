@@ -133,11 +133,11 @@ void TradeoffChart::rebuild() {
   if (data_.selective) {
     // Left and below the line, on two lines: the budget's labels sit at the
     // right above theirs, and a planner's choice often lands on the margin.
-    const QString text = tr("%1\n%2, %3%4")
-                             .arg(data_.selectiveName, gib(data_.selective->peakBytes),
-                                  percent(data_.selective->timeRatio),
-                                  data_.selectiveRecommended ? tr(" \u2014 recommended")
-                                                             : QString());
+    const QString text =
+        tr("%1\n%2, %3%4")
+            .arg(data_.selectiveName, gib(data_.selective->peakBytes),
+                 percent(data_.selective->timeRatio),
+                 data_.selectiveRecommended ? tr(" \u2014 recommended") : QString());
     addLevel(data_.selective->peakBytes,
              QPen(data_.selectiveRecommended ? markColor : theme().foreground,
                   data_.selectiveRecommended ? 2 : 1, Qt::DashDotLine),

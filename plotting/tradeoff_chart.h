@@ -23,9 +23,9 @@ struct TradeoffPoint {
 
 /// What the chart shows.
 struct TradeoffData {
-  QVector<TradeoffPoint> curve;       ///< k = 0 .. L
-  double budgetBytes = 0.0;           ///< the card's memory
-  double usableBytes = 0.0;           ///< budget less the planner's margin
+  QVector<TradeoffPoint> curve;            ///< k = 0 .. L
+  double budgetBytes = 0.0;                ///< the card's memory
+  double usableBytes = 0.0;                ///< budget less the planner's margin
   std::optional<TradeoffPoint> selective;  ///< selective recomputation, drawn as a level
   /// The level's name: "selective", or the off-curve policy the planner chose
   /// ("layers:2+selective:core_attn,layernorm,mlp_act").

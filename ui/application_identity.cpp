@@ -24,8 +24,10 @@ QString aboutText(const QString& catalogVersion, const QString& engineVersions) 
       engineVersions.isEmpty()
           ? QString()
           : QStringLiteral("<p>%1</p><pre>%2</pre>")
-                .arg(QCoreApplication::translate("tb::ui::About", "The training engine, <code>trainbench --version</code>:"),
-                     engineVersions.trimmed().toHtmlEscaped());
+                .arg(
+                    QCoreApplication::translate(
+                        "tb::ui::About", "The training engine, <code>trainbench --version</code>:"),
+                    engineVersions.trimmed().toHtmlEscaped());
   return QCoreApplication::translate(
              "tb::ui::About",
              "<h3>%1 %2</h3>"
@@ -38,9 +40,11 @@ QString aboutText(const QString& catalogVersion, const QString& engineVersions) 
              "Emanuel Eichhammer (GPL-3.0). Built with Qt %4, running on Qt %5; registry "
              "client on %6.</p>%7")
       .arg(applicationName().toHtmlEscaped(),
-           QString(applicationVersion() + (git.isEmpty() ? QString() : QStringLiteral(" (git %1)").arg(git)))
+           QString(applicationVersion() +
+                   (git.isEmpty() ? QString() : QStringLiteral(" (git %1)").arg(git)))
                .toHtmlEscaped(),
-           catalogVersion.toHtmlEscaped(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()),
+           catalogVersion.toHtmlEscaped(), QStringLiteral(QT_VERSION_STR),
+           QString::fromLatin1(qVersion()),
            QString::fromStdString(tb::registry::transportLibraryVersion()).toHtmlEscaped(), engine);
 }
 

@@ -205,9 +205,7 @@ void MainWindow::openFiles(const QStringList& paths) {
   QString lastPage;
   for (const QString& path : paths) {
     switch (openTargetFor(path)) {
-      case OpenTarget::Catalog:
-        (void)loadCatalogInteractively(path);
-        break;
+      case OpenTarget::Catalog: (void)loadCatalogInteractively(path); break;
       case OpenTarget::Ablation:
         ablation << path;
         lastPage = QStringLiteral("ablation");
@@ -256,22 +254,29 @@ void MainWindow::showAbout() {
   // the box opens at once and fills them in when `trainbench --version`
   // answers, within a few seconds, or says why it did not.
   const QString catalog = toQString(session_->catalog().catalogVersion);
-  auto* box = new QMessageBox(QMessageBox::Information, tr("About %1").arg(applicationName()),
-                              aboutText(catalog, tr("asking trainbench\u2026")), QMessageBox::Ok, this);
+  auto* box =
+      new QMessageBox(QMessageBox::Information, tr("About %1").arg(applicationName()),
+                      aboutText(catalog, tr("asking trainbench\u2026")), QMessageBox::Ok, this);
   box->setObjectName(QStringLiteral("aboutBox"));
   box->setTextFormat(Qt::RichText);
   box->setAttribute(Qt::WA_DeleteOnClose);
   auto* probe = new QProcess(box);
-  connect(probe, &QProcess::finished, box, [box, probe, catalog](int code, QProcess::ExitStatus status) {
-    const QString out = QString::fromUtf8(probe->readAllStandardOutput());
-    box->setText(aboutText(catalog, status == QProcess::NormalExit && code == 0
-                                        ? out
-                                        : tr("%1 --version failed (exit %2)").arg(probe->program()).arg(code)));
-  });
-  connect(probe, &QProcess::errorOccurred, box, [box, probe, catalog](QProcess::ProcessError error) {
-    if (error != QProcess::FailedToStart) return;
-    box->setText(aboutText(catalog, tr("%1 could not be started: %2").arg(probe->program(), probe->errorString())));
-  });
+  connect(
+      probe, &QProcess::finished, box,
+      [box, probe, catalog](int code, QProcess::ExitStatus status) {
+        const QString out = QString::fromUtf8(probe->readAllStandardOutput());
+        box->setText(aboutText(
+            catalog, status == QProcess::NormalExit && code == 0
+                         ? out
+                         : tr("%1 --version failed (exit %2)").arg(probe->program()).arg(code)));
+      });
+  connect(probe, &QProcess::errorOccurred, box,
+          [box, probe, catalog](QProcess::ProcessError error) {
+            if (error != QProcess::FailedToStart) return;
+            box->setText(aboutText(
+                catalog,
+                tr("%1 could not be started: %2").arg(probe->program(), probe->errorString())));
+          });
   QTimer::singleShot(10'000, probe, [probe] { probe->kill(); });  // never waits forever
   probe->start(trainbenchBinary(), {QStringLiteral("--version")});
   box->open();
@@ -293,7 +298,8 @@ void MainWindow::updateStatusBar() {
 void MainWindow::saveWindowState() {
   QVariantMap splitters;
   for (const QSplitter* splitter : findChildren<QSplitter*>()) {
-    if (!splitter->objectName().isEmpty()) splitters.insert(splitter->objectName(), splitter->saveState());
+    if (!splitter->objectName().isEmpty())
+      splitters.insert(splitter->objectName(), splitter->saveState());
   }
   settings_.saveWindow(saveGeometry(), saveState(), currentPageId(), splitters);
 }
@@ -312,7 +318,8 @@ void MainWindow::shadeSidebar() {
   // (the sidebar's Base is set, so it would not follow by itself).
   QPalette sidebarPalette = sidebar_->palette();
   const QColor window = palette().color(QPalette::Window);
-  sidebarPalette.setColor(QPalette::Base, window.lightness() < 128 ? window.lighter(112) : window.darker(104));
+  sidebarPalette.setColor(QPalette::Base,
+                          window.lightness() < 128 ? window.lighter(112) : window.darker(104));
   sidebar_->setPalette(sidebarPalette);
 }
 

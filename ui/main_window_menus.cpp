@@ -34,8 +34,9 @@ namespace {
 /// binary, else the source tree's docs/ (a build tree).
 QString documentationFolder() {
   const QDir bin(QCoreApplication::applicationDirPath());
-  for (const QString& candidate : {bin.absoluteFilePath(QStringLiteral("../share/doc/trainbench/docs")),
-                                   QStringLiteral(TB_SOURCE_DOCS_DIR)}) {
+  for (const QString& candidate :
+       {bin.absoluteFilePath(QStringLiteral("../share/doc/trainbench/docs")),
+        QStringLiteral(TB_SOURCE_DOCS_DIR)}) {
     if (QFileInfo(candidate).isDir()) return QDir::cleanPath(candidate);
   }
   return {};
@@ -57,7 +58,8 @@ void MainWindow::buildMenus() {
   QAction* open = file->addAction(tr("&Open\u2026"), this, &MainWindow::chooseFilesToOpen);
   open->setObjectName(QStringLiteral("openAction"));
   open->setShortcut(QKeySequence::Open);
-  open->setStatusTip(tr("Open results, cluster files, training logs, configs to check, or a catalog"));
+  open->setStatusTip(
+      tr("Open results, cluster files, training logs, configs to check, or a catalog"));
   QMenu* recent = file->addMenu(tr("Open &Recent"));
   recent->setObjectName(QStringLiteral("recentMenu"));
   // Filled when shown: its files are checked for existence then, not at start-up.
@@ -83,9 +85,9 @@ void MainWindow::buildMenus() {
   QMenu* theme = view->addMenu(tr("&Theme"));
   auto* themes = new QActionGroup(this);
   const ThemeChoice stored = themeFromName(keys::kTheme.get());
-  for (const auto& [choice, text] : {std::pair{ThemeChoice::System, tr("Follow the &System")},
-                                     std::pair{ThemeChoice::Light, tr("&Light")},
-                                     std::pair{ThemeChoice::Dark, tr("&Dark")}}) {
+  for (const auto& [choice, text] :
+       {std::pair{ThemeChoice::System, tr("Follow the &System")},
+        std::pair{ThemeChoice::Light, tr("&Light")}, std::pair{ThemeChoice::Dark, tr("&Dark")}}) {
     QAction* action = theme->addAction(text);
     action->setObjectName(QStringLiteral("theme%1Action").arg(themeName(choice)));
     action->setCheckable(true);
@@ -110,9 +112,10 @@ void MainWindow::buildMenus() {
 
 void MainWindow::chooseFilesToOpen() {
   const QString start = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  const QStringList paths = QFileDialog::getOpenFileNames(
-      this, tr("Open"), start,
-      tr("Files the Studio reads (*.json *.csv *.log *.txt *.env *.yaml *.yml *.py Dockerfile*);;All files (*)"));
+  const QStringList paths =
+      QFileDialog::getOpenFileNames(this, tr("Open"), start,
+                                    tr("Files the Studio reads (*.json *.csv *.log *.txt *.env "
+                                       "*.yaml *.yml *.py Dockerfile*);;All files (*)"));
   if (!paths.isEmpty()) openFiles(paths);
 }
 
@@ -122,7 +125,8 @@ void MainWindow::fillRecentMenu(QMenu* menu) {
   for (int index = 0; index < recent.size(); ++index) {
     const QString& path = recent.at(index);
     // &1..&9, then &0: the first ten by one key each.
-    const QString text = QStringLiteral("&%1 %2").arg((index + 1) % 10).arg(QFileInfo(path).fileName());
+    const QString text =
+        QStringLiteral("&%1 %2").arg((index + 1) % 10).arg(QFileInfo(path).fileName());
     QAction* action = menu->addAction(text, this, [this, path] { openFiles({path}); });
     action->setStatusTip(path);
     action->setToolTip(path);

@@ -34,9 +34,9 @@ OpenTarget openTargetFor(const QString& path) {
   if (tb::logs::detectFormat(toStdString(path))) return OpenTarget::Ablation;
   // A binary file is no config; the log import says what it expected.
   if (head.contains('\0')) return OpenTarget::Ablation;
-  const auto kind = tb::config::detectFileKind(toStdString(info.fileName()),
-                                               std::string_view(head.constData(),
-                                                                static_cast<std::size_t>(head.size())));
+  const auto kind = tb::config::detectFileKind(
+      toStdString(info.fileName()),
+      std::string_view(head.constData(), static_cast<std::size_t>(head.size())));
   return kind == tb::config::FileKind::Auto ? OpenTarget::Ablation : OpenTarget::Validator;
 }
 

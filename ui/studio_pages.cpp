@@ -24,8 +24,7 @@ const std::vector<StudioPage>& studioPages() {
       {QStringLiteral("runs"), pageTitle("Runs"), QStringLiteral(":/icons/page-runs.svg")},
       {QStringLiteral("ablation"), pageTitle("Ablation"),
        QStringLiteral(":/icons/page-ablation.svg")},
-      {QStringLiteral("reports"), pageTitle("Reports"),
-       QStringLiteral(":/icons/page-reports.svg")},
+      {QStringLiteral("reports"), pageTitle("Reports"), QStringLiteral(":/icons/page-reports.svg")},
   };
   return pages;
 }

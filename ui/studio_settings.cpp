@@ -38,13 +38,9 @@ QVariant detail::readSetting(const char* key) {
   return openSettings().value(QString::fromLatin1(key));
 }
 
-bool isModelPreset(const QString& name) {
-  return tb::model::findPreset(toStdString(name)).ok();
-}
+bool isModelPreset(const QString& name) { return tb::model::findPreset(toStdString(name)).ok(); }
 
-bool isMemoryDType(const QString& name) {
-  return tb::memory::parseDType(toStdString(name)).ok();
-}
+bool isMemoryDType(const QString& name) { return tb::memory::parseDType(toStdString(name)).ok(); }
 
 bool isMemoryProfile(const QString& name) {
   return tb::memory::parseProfile(toStdString(name)).ok();

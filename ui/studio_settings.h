@@ -92,8 +92,7 @@ class SettingValue {
   explicit SettingValue(const char* key, T fallback = T{}, Check check = nullptr)
       : key_(key), fallback_(std::move(fallback)), check_(check) {}
   /// A number that must lie in [low, high].
-  SettingValue(const char* key, T fallback, T low, T high)
-    requires std::is_arithmetic_v<T>
+  SettingValue(const char* key, T fallback, T low, T high) requires std::is_arithmetic_v<T>
       : key_(key), fallback_(fallback), range_(std::pair<T, T>(low, high)) {}
 
   [[nodiscard]] QString key() const { return QString::fromLatin1(key_); }
@@ -168,8 +167,8 @@ inline const SettingValue<QString> kRegistryUser{"registry/user"};
 // page passes to get(); files that have gone since stay listed.
 inline const SettingValue<QString> kOptimizationsRegistry{"optimizations/registry"};  ///< "vpc"
 inline const SettingValue<QString> kOptimizationsRegion{"optimizations/region", {}, &isNotEmpty};
-inline const SettingValue<int> kOptimizationsGpusPerPod{"optimizations/gpusPerPod", {},
-                                                        &isPodGpuCount};
+inline const SettingValue<int> kOptimizationsGpusPerPod{
+    "optimizations/gpusPerPod", {}, &isPodGpuCount};
 inline const SettingValue<int> kOptimizationsNodes{"optimizations/nodes", {}, 1, 1024};
 inline const SettingValue<bool> kOptimizationsCompile{"optimizations/compile"};
 inline const SettingValue<bool> kOptimizationsGradientCheckpointing{
@@ -179,15 +178,13 @@ inline const SettingValue<bool> kOptimizationsCheckpointOptimization{
 inline const SettingValue<bool> kOptimizationsBf16{"optimizations/bf16"};
 inline const SettingValue<int> kOptimizationsZeroStage{"optimizations/zeroStage", {}, 0, 3};
 inline const SettingValue<bool> kOptimizationsOffloadOptimizer{"optimizations/offloadOptimizer"};
-inline const SettingValue<bool> kOptimizationsOffloadParameters{
-    "optimizations/offloadParameters"};
+inline const SettingValue<bool> kOptimizationsOffloadParameters{"optimizations/offloadParameters"};
 inline const SettingValue<QString> kOptimizationsModel{"optimizations/model", {}, &isNotEmpty};
 inline const SettingValue<int> kOptimizationsMicroBatch{"optimizations/microBatch", {}, 1, 4096};
 inline const SettingValue<int> kOptimizationsGradientAccumulation{
     "optimizations/gradientAccumulation", {}, 1, 4096};
 inline const SettingValue<int> kOptimizationsSeqLength{"optimizations/seqLength", {}, 1, 1 << 20};
-inline const SettingValue<QString> kOptimizationsJobName{"optimizations/jobName", {},
-                                                         &isNotEmpty};
+inline const SettingValue<QString> kOptimizationsJobName{"optimizations/jobName", {}, &isNotEmpty};
 inline const SettingValue<QStringList> kOptimizationsValidationFiles{
     "optimizations/validationFiles"};
 inline const SettingValue<QString> kOptimizationsPreviewTab{"optimizations/previewTab"};

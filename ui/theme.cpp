@@ -64,7 +64,8 @@ QPalette darkPalette() {
   palette.setColor(QPalette::LinkVisited, QColor(0xb4, 0x9c, 0xff));
   palette.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xb5));
   palette.setColor(QPalette::HighlightedText, Qt::white);
-  for (const QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) {
+  for (const QPalette::ColorRole role :
+       {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) {
     palette.setColor(QPalette::Disabled, role, muted);
   }
   return palette;
@@ -90,7 +91,8 @@ void applyThemeChoice(ThemeChoice choice) {
 }
 
 bool paletteIsDark(const QPalette& palette) {
-  return palette.color(QPalette::Window).lightness() < palette.color(QPalette::WindowText).lightness();
+  return palette.color(QPalette::Window).lightness() <
+         palette.color(QPalette::WindowText).lightness();
 }
 
 }  // namespace tb::ui

@@ -117,11 +117,15 @@ std::vector<Target> makeTargets() {
          (void)registry::parseImageReference(in, registry::TagPolicy::Required);
          (void)registry::parseImageReference(in, registry::TagPolicy::Forbidden);
        }},
-      {"config_deepspeed", [](std::string_view in) { validateAs(in, config::FileKind::DeepSpeedJson); }},
+      {"config_deepspeed",
+       [](std::string_view in) { validateAs(in, config::FileKind::DeepSpeedJson); }},
       {"config_env", [](std::string_view in) { validateAs(in, config::FileKind::EnvFile); }},
-      {"config_k8s", [](std::string_view in) { validateAs(in, config::FileKind::KubernetesManifest); }},
-      {"config_dockerfile", [](std::string_view in) { validateAs(in, config::FileKind::Dockerfile); }},
-      {"config_training_args", [](std::string_view in) { validateAs(in, config::FileKind::TrainingArgs); }},
+      {"config_k8s",
+       [](std::string_view in) { validateAs(in, config::FileKind::KubernetesManifest); }},
+      {"config_dockerfile",
+       [](std::string_view in) { validateAs(in, config::FileKind::Dockerfile); }},
+      {"config_training_args",
+       [](std::string_view in) { validateAs(in, config::FileKind::TrainingArgs); }},
       {"config_detect", [](std::string_view in) { validateAs(in, config::FileKind::Auto); }},
       {"log_detect", [](std::string_view in) { importAs(in, std::nullopt); }},
   };

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 fs::path planScratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("tb_cli_ablation_" + name + "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("tb_cli_ablation_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   return dir;
 }
@@ -49,8 +49,8 @@ json planOf(const std::vector<std::string>& extra, const fs::path& out) {
 
 TEST(CliAblationPlan, SlurmPlanHasFourConfigurationsInterleavedWithTheirFiles) {
   const fs::path out = planScratch("slurm");
-  const json plan = planOf({"--image", "25.09", "--scheduler", "slurm", "--repeats", "2",
-                            "--nodes", "2", "--model", "small", "--steps", "50"},
+  const json plan = planOf({"--image", "25.09", "--scheduler", "slurm", "--repeats", "2", "--nodes",
+                            "2", "--model", "small", "--steps", "50"},
                            out);
   ASSERT_TRUE(plan.is_object());
   EXPECT_EQ(plan.at("folder"), out.string());
@@ -90,9 +90,9 @@ TEST(CliAblationPlan, SlurmPlanHasFourConfigurationsInterleavedWithTheirFiles) {
 // The manifests are what `trainbench validate` accepts for the image.
 TEST(CliAblationPlan, KubernetesJobsPassValidate) {
   const fs::path out = planScratch("k8s");
-  const json plan = planOf({"--image", "25.09", "--scheduler", "k8s", "--repeats", "1",
-                            "--nodes", "2", "--gpus", "8"},
-                           out);
+  const json plan = planOf(
+      {"--image", "25.09", "--scheduler", "k8s", "--repeats", "1", "--nodes", "2", "--gpus", "8"},
+      out);
   ASSERT_EQ(plan.at("jobs").size(), 4U);
   EXPECT_EQ(plan.at("container"), "image");
   for (const json& job : plan.at("jobs")) {
@@ -171,17 +171,16 @@ TEST(CliAblationPlan, TorchrunPlanRunsLocallyInOrder) {
   ProcessOptions options;
   options.timeout = std::chrono::seconds(400);
   const std::string programDir = fs::path(TRAINBENCH_EXE).parent_path().string();
-  options.environment = {
-      {"PATH", programDir + ":" + std::string(std::getenv("PATH"))},
-      {"LC_ALL", "C"},
-      // torchrun takes each option from PET_<NAME> too. Single-bit
-      // redirects: torchrun 1.13's defaults crash under Python 3.11
-      // (pytorch#92319); a port of this test's own.
-      {"PET_REDIRECTS", "2"},
-      {"PET_TEE", "1"},
-      {"PET_LOG_DIR", (out / "torchrun-logs").string()},
-      {"PET_MASTER_PORT", std::to_string(freeLoopbackPort())},
-      {"OMP_NUM_THREADS", "1"}};
+  options.environment = {{"PATH", programDir + ":" + std::string(std::getenv("PATH"))},
+                         {"LC_ALL", "C"},
+                         // torchrun takes each option from PET_<NAME> too. Single-bit
+                         // redirects: torchrun 1.13's defaults crash under Python 3.11
+                         // (pytorch#92319); a port of this test's own.
+                         {"PET_REDIRECTS", "2"},
+                         {"PET_TEE", "1"},
+                         {"PET_LOG_DIR", (out / "torchrun-logs").string()},
+                         {"PET_MASTER_PORT", std::to_string(freeLoopbackPort())},
+                         {"OMP_NUM_THREADS", "1"}};
   auto result = runProcess({"sh", (out / "submit.sh").string()}, options);
   ASSERT_TRUE(result.ok());
   ASSERT_FALSE(result->timedOut);
@@ -199,7 +198,8 @@ TEST(CliAblationPlan, TorchrunPlanRunsLocallyInOrder) {
   for (const json& job : plan.at("jobs")) {
     const fs::path runDir = out / job.at("run_dir").get<std::string>();
     const json summary = json::parse(planFileText(runDir / "summary.json"), nullptr, false);
-    ASSERT_TRUE(summary.is_object()) << runDir << "\n" << planFileText(out / job.at("log").get<std::string>());
+    ASSERT_TRUE(summary.is_object()) << runDir << "\n"
+                                     << planFileText(out / job.at("log").get<std::string>());
     EXPECT_EQ(summary.at("status"), "completed") << job.at("label");
     EXPECT_EQ(summary.at("world_size"), 2);
     EXPECT_FALSE(planFileText(out / job.at("log").get<std::string>()).empty());

@@ -38,8 +38,8 @@ std::vector<std::string> submittedIds(const fs::path& plan) {
 }
 
 bool ended(const std::optional<SlurmJobState>& job) {
-  return job && job->state != "PENDING" && job->state != "RUNNING" &&
-         job->state != "CONFIGURING" && job->state != "COMPLETING";
+  return job && job->state != "PENDING" && job->state != "RUNNING" && job->state != "CONFIGURING" &&
+         job->state != "COMPLETING";
 }
 
 // Waits until `done` holds, polling every 200 ms, for at most `seconds`.
@@ -73,10 +73,10 @@ class CliAblationSlurm : public ::testing::Test {
 
 TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
   const fs::path plan = dir_ / "plan";
-  const CliRun planned = runCli({"ablation", "plan", "--image", "25.09", "--scheduler", "slurm",
-                                 "--container", "none", "--device", "cpu", "--gpus", "2",
-                                 "--model", "tiny", "--steps", "200", "--repeats", "2", "--out",
-                                 plan.string(), "--json"});
+  const CliRun planned = runCli(
+      {"ablation", "plan",     "--image",   "25.09",  "--scheduler", "slurm",       "--container",
+       "none",     "--device", "cpu",       "--gpus", "2",           "--model",     "tiny",
+       "--steps",  "200",      "--repeats", "2",      "--out",       plan.string(), "--json"});
   ASSERT_EQ(planned.exitCode, 0) << planned.err;
   const json jobs = parseSingleDocument(planned).at("jobs");
 
@@ -94,14 +94,18 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
 
   // AC2 (the second job) is cancelled once it has trained a step.
   const fs::path cancelledEvents = plan / jobs[1].at("run_dir").get<std::string>() / "events.jsonl";
-  ASSERT_TRUE(waitFor(300, [&] {
-    return slurmTestText(cancelledEvents).find("\"event\":\"step\"") != std::string::npos;
-  })) << "AC2 never trained a step; "
+  ASSERT_TRUE(waitFor(300,
+                      [&] {
+                        return slurmTestText(cancelledEvents).find("\"event\":\"step\"") !=
+                               std::string::npos;
+                      }))
+      << "AC2 never trained a step; "
       << (slurm_.job(ids[1]) ? slurm_.job(ids[1])->state : "unknown to Slurm");
   ASSERT_EQ(slurm_.run({"scancel", ids[1]}).exitCode, 0);
 
   ASSERT_TRUE(waitFor(400, [&] {
-    return std::all_of(ids.begin(), ids.end(), [&](const auto& id) { return ended(slurm_.job(id)); });
+    return std::all_of(ids.begin(), ids.end(),
+                       [&](const auto& id) { return ended(slurm_.job(id)); });
   })) << "the jobs did not all end in time";
 
   std::vector<SlurmJobState> states;
@@ -119,8 +123,8 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
   }
 
   // What status and collect make of it: the files and Slurm agree.
-  const CliRun status = runCli({"ablation", "status", plan.string(), "--json"},
-                               slurm_.environment());
+  const CliRun status =
+      runCli({"ablation", "status", plan.string(), "--json"}, slurm_.environment());
   ASSERT_EQ(status.exitCode, 0) << status.err;
   const json statusJobs = parseSingleDocument(status).at("jobs");
   ASSERT_EQ(statusJobs.size(), 8U);
@@ -159,8 +163,7 @@ TEST_F(CliAblationSlurm, PlanRunsInOrderAndACancelledJobKeepsItsPartialLog) {
   }
   EXPECT_EQ(labels, (std::vector<std::string>{"Base", "AC2", "AC2+CompilerOpt",
                                               "AC2+CompilerOpt+CkptOpt"}));
-  EXPECT_NE(slurmTestText(plan / "report.html").find("AC2+CompilerOpt+CkptOpt"),
-            std::string::npos);
+  EXPECT_NE(slurmTestText(plan / "report.html").find("AC2+CompilerOpt+CkptOpt"), std::string::npos);
 }
 
 }  // namespace

@@ -233,7 +233,8 @@ class Scratch {
 
  private:
   static void replace(std::string& text, const std::string& from, const std::string& to) {
-    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size())) {
       text.replace(at, from.size(), to);
     }
   }
@@ -277,12 +278,14 @@ TEST_P(BadCommandLine, ExitsWithItsCodeNamingTheValueAndWritesNothing) {
         << "'" << needle << "' not named in: " << lines.front();
     EXPECT_TRUE(lines.front().starts_with("trainbench")) << lines.front();
     for (std::size_t i = 1; i < lines.size(); ++i) {
-      EXPECT_TRUE(lines[i].starts_with(needle)) << "a second line that is not a detail of '"
-                                                << needle << "':\n" << run.err;
+      EXPECT_TRUE(lines[i].starts_with(needle))
+          << "a second line that is not a detail of '" << needle << "':\n"
+          << run.err;
     }
   } else {
     EXPECT_NE((run.out + run.err).find(needle), std::string::npos)
-        << "'" << needle << "' not named in:\n" << run.out << run.err;
+        << "'" << needle << "' not named in:\n"
+        << run.out << run.err;
   }
   for (const char* crash : {"terminate called", "what():", "Exception raised from", "frame #",
                             "Aborted", "Segmentation fault", "core dumped"}) {

@@ -38,8 +38,8 @@ fs::path scratch(const std::string& name) {
 }
 
 // One thread per run: on a loaded 2-core machine more threads only contend.
-const std::vector<std::string> kTiny = {"--model", "tiny", "--steps", "3", "--warmup", "1",
-                                        "--threads", "1", "--repeats", "1"};
+const std::vector<std::string> kTiny = {"--model", "tiny",      "--steps", "3",         "--warmup",
+                                        "1",       "--threads", "1",       "--repeats", "1"};
 
 // runCli's 30 s limit is for quick commands; an ablation gets more.
 CliRun runBenchmark(std::vector<std::string> args) {
@@ -81,8 +81,8 @@ TEST(CliBenchmark, TheAblationRunsDataParallelWithNprocPerNode) {
     // Each run was two workers: rank 1 kept its own record below the run's.
     EXPECT_TRUE(fs::exists(config.runs[0].runDir + "/ranks/1/summary.json")) << config.label;
   }
-  const CliRun refused = runBenchmark({"--model", "tiny", "--ablation", "--nproc-per-node", "0",
-                                       "--dry-run"});
+  const CliRun refused =
+      runBenchmark({"--model", "tiny", "--ablation", "--nproc-per-node", "0", "--dry-run"});
   EXPECT_EQ(refused.exitCode, 2);
   EXPECT_NE(refused.err.find("--nproc-per-node 0"), std::string::npos) << refused.err;
 }
@@ -98,8 +98,7 @@ TEST(CliBenchmark, TinyAblationWritesResultsAndPrintsTheTable) {
   ASSERT_TRUE(results.ok()) << results.error().message;
   std::vector<std::string> labels;
   for (const auto& config : results->configurations) labels.push_back(config.label);
-  const std::vector<std::string> chain{"Base", "AC2", "AC2+CompilerOpt",
-                                       "AC2+CompilerOpt+CkptOpt"};
+  const std::vector<std::string> chain{"Base", "AC2", "AC2+CompilerOpt", "AC2+CompilerOpt+CkptOpt"};
   EXPECT_EQ(labels, chain);
   EXPECT_FALSE(results->machine.cpuModel.empty());
   EXPECT_GE(results->machine.cores, 1);

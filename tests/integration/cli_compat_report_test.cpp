@@ -21,8 +21,8 @@ TEST(CliCompatReport, NoDriverHostTextListsEveryReleaseAndExitsZero) {
 }
 
 TEST(CliCompatReport, JsonHasHostAndOneVerdictPerRelease) {
-  const CliRun run = runCli({"compat", "--all", "--driver", "575.57.08", "--gpu",
-                             "NVIDIA H200", "--arch", "amd64", "--json"});
+  const CliRun run = runCli({"compat", "--all", "--driver", "575.57.08", "--gpu", "NVIDIA H200",
+                             "--arch", "amd64", "--json"});
   EXPECT_EQ(run.exitCode, 0) << run.err;
   const json doc = parseSingleDocument(run);
   ASSERT_TRUE(doc.is_object());

@@ -14,7 +14,7 @@ constexpr const char* kRtx4090 = "NVIDIA GeForce RTX 4090";
 
 CliRun judge(const std::string& image, const std::string& driver, const std::string& gpu,
              const std::string& arch, bool asJson = true) {
-  std::vector<std::string> args{"compat", "--image", image, "--driver", driver,
+  std::vector<std::string> args{"compat", "--image", image,    "--driver", driver,
                                 "--gpu",  gpu,       "--arch", arch};
   if (asJson) args.emplace_back("--json");
   return runCli(args);
@@ -99,9 +99,10 @@ TEST(CliCompat, FullServerlessImageReferenceResolvesToItsTag) {
 }
 
 TEST(CliCompat, VpcReferenceWithPlainTagResolves) {
-  const CliRun run = judge("acs-registry-vpc.cn-beijing.cr.aliyuncs.com/egslingjun/"
-                           "training-nv-pytorch:25.06",
-                           "575.57.08", kH100, "amd64");
+  const CliRun run = judge(
+      "acs-registry-vpc.cn-beijing.cr.aliyuncs.com/egslingjun/"
+      "training-nv-pytorch:25.06",
+      "575.57.08", kH100, "amd64");
   EXPECT_EQ(run.exitCode, 0) << run.err;
   const json doc = parseSingleDocument(run);
   ASSERT_TRUE(doc.is_object());

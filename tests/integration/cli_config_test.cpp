@@ -42,8 +42,8 @@ TEST(CliConfig, JsonHasReleaseImageConfigAndEveryArtifact) {
     EXPECT_TRUE(artifact.at("path").is_null());
     EXPECT_FALSE(artifact.at("content").get<std::string>().empty());
   }
-  EXPECT_EQ(kinds, (std::vector<std::string>{"env", "docker", "k8s", "deepspeed",
-                                             "training-args", "launch", "slurm"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"env", "docker", "k8s", "deepspeed", "training-args",
+                                             "launch", "slurm"}));
   const auto manifests = YAML::LoadAll(doc.at("artifacts")[2].at("content").get<std::string>());
   ASSERT_EQ(manifests.size(), 2U);
   EXPECT_EQ(manifests[1]["kind"].as<std::string>(), "Job");
@@ -80,10 +80,9 @@ TEST(CliConfig, VpcRegistryUsesTheRegionalMirror) {
 }
 
 TEST(CliConfig, OutWritesEveryArtifactAndTheyValidateClean) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tb-config-" + std::to_string(std::chrono::steady_clock::now()
-                                                      .time_since_epoch()
-                                                      .count()));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("tb-config-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
   const CliRun run = runCli({"config", "--image", "25.09", "--checkpoint-opt", "--gpus", "8",
                              "--out", dir.string(), "--json"});
   ASSERT_EQ(run.exitCode, 0) << run.err;
@@ -92,9 +91,9 @@ TEST(CliConfig, OutWritesEveryArtifactAndTheyValidateClean) {
     const std::string path = artifact.at("path").get<std::string>();
     EXPECT_EQ(readText(path), artifact.at("content").get<std::string>()) << path;
   }
-  const CliRun check = runCli({"validate", (dir / "trainbench.env").string(),
-                               (dir / "trainbench-k8s.yaml").string(),
-                               (dir / "ds_config.json").string(), "--json"});
+  const CliRun check =
+      runCli({"validate", (dir / "trainbench.env").string(), (dir / "trainbench-k8s.yaml").string(),
+              (dir / "ds_config.json").string(), "--json"});
   EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
   const json report = parseSingleDocument(check);
   EXPECT_EQ(report.at("summary").at("errors"), 0);

@@ -36,8 +36,8 @@ std::string slurp(const fs::path& path) {
 class Tmpfs {
  public:
   explicit Tmpfs(const std::string& name)
-      : dir_(fs::temp_directory_path() / ("tb-failing-writes-" + std::to_string(::getpid()) +
-                                          "-" + name)) {
+      : dir_(fs::temp_directory_path() /
+             ("tb-failing-writes-" + std::to_string(::getpid()) + "-" + name)) {
     fs::create_directories(dir_);
     mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=1m,mode=0777") == 0;
   }
@@ -165,8 +165,8 @@ TEST(CliFailingWrites, AFileSizeLimitKeepsThePreviousFileAndNamesIt) {
   // write fails with EFBIG and is reported, instead of the signal ending it.
   for (const Writer& writer : writers()) {
     if (writer.file == "run") continue;  // a run's files fit in 512 bytes at first
-    const fs::path dir = fs::temp_directory_path() /
-                         ("tb-failing-writes-" + std::to_string(::getpid()) + "-limit");
+    const fs::path dir =
+        fs::temp_directory_path() / ("tb-failing-writes-" + std::to_string(::getpid()) + "-limit");
     fs::remove_all(dir);
     fs::create_directories(dir);
     const fs::path out = dir / writer.file;

@@ -34,8 +34,8 @@ std::string readAll(const std::string& path) {
 }
 
 TEST(CliHostDetection, DriverGpuAndCountComeFromNvidiaSmi) {
-  const CliRun run = runCli({"compat", "--image", "25.04", "--arch", "amd64", "--json"},
-                            fakeSmiHost(kH100Host));
+  const CliRun run =
+      runCli({"compat", "--image", "25.04", "--arch", "amd64", "--json"}, fakeSmiHost(kH100Host));
   EXPECT_EQ(run.exitCode, 0) << run.err;
   const json doc = parseSingleDocument(run);
   ASSERT_TRUE(doc.is_object());
@@ -69,9 +69,9 @@ TEST(CliHostDetection, CommandLineValuesSkipDetection) {
 TEST(CliHostDetection, MissingGpuIsDetectedWhileGivenDriverWins) {
   auto environment = fakeSmiHost(kH100Host);
   environment["TB_FAKE_SMI_LOG"] = smiLogPath();
-  const CliRun run = runCli(
-      {"compat", "--image", "25.04", "--driver", "575.57.08", "--arch", "amd64", "--json"},
-      environment);
+  const CliRun run =
+      runCli({"compat", "--image", "25.04", "--driver", "575.57.08", "--arch", "amd64", "--json"},
+             environment);
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_NE(readAll(environment["TB_FAKE_SMI_LOG"]).find("--query-gpu"), std::string::npos);
   const json doc = parseSingleDocument(run);

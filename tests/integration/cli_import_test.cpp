@@ -44,8 +44,9 @@ class CliImport : public ::testing::Test {
            "  world_size ...................................... 8\n"
            "-------------------- end of arguments ---------------------\n";
     for (int iteration = 10; iteration <= 50; iteration += 10) {
-      out << " [2024-09-03 15:54:54] iteration " << iteration << "/      50 | consumed samples: "
-          << iteration * 64 << " | elapsed time per iteration (ms): " << ms
+      out << " [2024-09-03 15:54:54] iteration " << iteration
+          << "/      50 | consumed samples: " << iteration * 64
+          << " | elapsed time per iteration (ms): " << ms
           << " | throughput per GPU (TFLOP/s/GPU): " << tflops
           << " | learning rate: 3.000000E-04 | global batch size:    64 | lm loss: "
           << 10.0 - iteration * 0.01 << " | loss scale: 1.0 | grad norm: 1.250 | "
@@ -91,9 +92,9 @@ TEST_F(CliImport, FourMegatronRunsBecomeTheAblationOfAnHtmlReport) {
   EXPECT_DOUBLE_EQ(base["medians"]["tokens_per_s_per_gpu"].get<double>(), 16384.0);
   EXPECT_DOUBLE_EQ(base["medians"]["tflops_per_gpu"].get<double>(), 380.0);
   EXPECT_TRUE(base["medians"]["mfu"].is_null());
-  EXPECT_EQ(base["found"], nlohmann::json({"loss", "learning_rate", "grad_norm", "step_time_s",
-                                          "samples_per_s", "tflops_per_gpu", "world_size",
-                                          "global_batch", "sequence_length"}));
+  EXPECT_EQ(base["found"],
+            nlohmann::json({"loss", "learning_rate", "grad_norm", "step_time_s", "samples_per_s",
+                            "tflops_per_gpu", "world_size", "global_batch", "sequence_length"}));
   EXPECT_EQ(base["missing"], nlohmann::json({"tokens_per_s", "mfu", "memory"}));
   EXPECT_EQ(doc["out"], path("cluster.json"));
 
@@ -107,11 +108,10 @@ TEST_F(CliImport, FourMegatronRunsBecomeTheAblationOfAnHtmlReport) {
   EXPECT_NE(html.find("AC2+CompilerOpt+CkptOpt"), std::string::npos);
 
   // `report --import LABEL=LOG` reads the logs themselves, the same way.
-  const CliRun direct =
-      runCli({"report", "--in", kResults, "--import", "Base=" + logs[0], "--import",
-              "ac2=" + logs[1], "--import", "AC2+CompilerOpt=" + logs[2], "--import",
-              "AC2+CompilerOpt+CkptOpt=" + logs[3], "--format", "csv", "--out",
-              path("direct.csv"), "--json"});
+  const CliRun direct = runCli(
+      {"report", "--in", kResults, "--import", "Base=" + logs[0], "--import", "ac2=" + logs[1],
+       "--import", "AC2+CompilerOpt=" + logs[2], "--import", "AC2+CompilerOpt+CkptOpt=" + logs[3],
+       "--format", "csv", "--out", path("direct.csv"), "--json"});
   ASSERT_EQ(direct.exitCode, 0) << direct.err;
   EXPECT_EQ(parseSingleDocument(direct)["configurations"], 8);
   const std::string csv = read(path("direct.csv"));
@@ -120,8 +120,8 @@ TEST_F(CliImport, FourMegatronRunsBecomeTheAblationOfAnHtmlReport) {
   EXPECT_NE(csv.find("Base,cluster,unknown,8,tokens/s/gpu,16384"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",1.25"), std::string::npos) << csv;
   // A log without its label is not a cluster file: refused, naming it.
-  const CliRun unlabelled = runCli({"report", "--in", kResults, "--import", logs[0], "--out",
-                                    path("never.html")});
+  const CliRun unlabelled =
+      runCli({"report", "--in", kResults, "--import", logs[0], "--out", path("never.html")});
   EXPECT_EQ(unlabelled.exitCode, 2);
   EXPECT_NE(unlabelled.err.find("--import Base=" + logs[0]), std::string::npos) << unlabelled.err;
   EXPECT_FALSE(std::filesystem::exists(path("never.html")));
@@ -157,14 +157,16 @@ TEST_F(CliImport, MlperfThroughputIsReportedInTheBenchmarksOwnUnitOnly) {
   EXPECT_EQ(run["format"], "mlperf");
   EXPECT_DOUBLE_EQ(run["medians"]["benchmark_throughput"].get<double>(), 5154997.267404211);
   const auto& found = run["found"];
-  EXPECT_NE(std::find(found.begin(), found.end(), "benchmark_throughput"), found.end()) << found.dump();
+  EXPECT_NE(std::find(found.begin(), found.end(), "benchmark_throughput"), found.end())
+      << found.dump();
   // Never converted into the comparable rates: a run that logs throughput
   // and nothing else (Llama 2 70B LoRA) has no samples/s or tokens/s.
-  const CliRun lora = runCli({"import", kLogs + "mlperf/llama2_70b_lora_srun.txt", "--label", "Base", "--gpus",
-                              "8", "--seq", "8192", "--json"});
+  const CliRun lora = runCli({"import", kLogs + "mlperf/llama2_70b_lora_srun.txt", "--label",
+                              "Base", "--gpus", "8", "--seq", "8192", "--json"});
   ASSERT_EQ(lora.exitCode, 0) << lora.err;
   const auto loraRun = parseSingleDocument(lora)["runs"][0];
-  EXPECT_DOUBLE_EQ(loraRun["medians"]["benchmark_throughput"].get<double>(), (1.925 + 1.9251) / 2.0);
+  EXPECT_DOUBLE_EQ(loraRun["medians"]["benchmark_throughput"].get<double>(),
+                   (1.925 + 1.9251) / 2.0);
   EXPECT_TRUE(loraRun["medians"]["samples_per_s"].is_null());
   EXPECT_TRUE(loraRun["medians"]["tokens_per_s_per_gpu"].is_null());
 
@@ -174,10 +176,11 @@ TEST_F(CliImport, MlperfThroughputIsReportedInTheBenchmarksOwnUnitOnly) {
             std::string::npos)
       << text.out;
   // Other formats carry no such figure.
-  const CliRun megatron =
-      runCli({"import", kLogs + "megatron/core_r0.8_log_throughput.log", "--label", "Base", "--json"});
+  const CliRun megatron = runCli(
+      {"import", kLogs + "megatron/core_r0.8_log_throughput.log", "--label", "Base", "--json"});
   ASSERT_EQ(megatron.exitCode, 0) << megatron.err;
-  EXPECT_TRUE(parseSingleDocument(megatron)["runs"][0]["medians"]["benchmark_throughput"].is_null());
+  EXPECT_TRUE(
+      parseSingleDocument(megatron)["runs"][0]["medians"]["benchmark_throughput"].is_null());
 }
 
 TEST_F(CliImport, RefusalsNameTheValueAndWriteNothing) {
@@ -188,13 +191,17 @@ TEST_F(CliImport, RefusalsNameTheValueAndWriteNothing) {
   const std::string out = path("never.json");
   const std::string megatron = kLogs + "megatron/core_r0.8_log_throughput.log";
   std::ofstream(path("unknown.txt")) << "hello\nthis is no training log\n";
-  std::ofstream(path("binary.bin"), std::ios::binary) << std::string("\x7f" "ELF\0\0\1", 7);
+  std::ofstream(path("binary.bin"), std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\0\0\1",
+      7);
   const std::vector<Case> cases = {
       {{path("unknown.txt"), "--label", "Base"}, "unknown.txt"},
       {{path("binary.bin"), "--label", "Base"}, "binary"},
       {{kLogs + "no-such.log", "--label", "Base"}, "no-such.log"},
       {{megatron, "--label", "Fast"}, "--label Fast"},
-      {{megatron, megatron, "--label", "Base", "--label", "AC2", "--label", "AC2"}, "3 times for 2"},
+      {{megatron, megatron, "--label", "Base", "--label", "AC2", "--label", "AC2"},
+       "3 times for 2"},
       {{megatron, "--label", "Base", "--format", "wandb"}, "--format wandb"},
       {{megatron, "--label", "Base", "--gpus", "0"}, "--gpus 0"},
       {{megatron, "--label", "Base", "--out", out}, "give --gpus N"},

@@ -30,9 +30,9 @@ TEST(CliMemoryCalibrateRuns, TheRunStoresCompletedRunsAreTheMeasurements) {
     const auto run = runCli(argv, env);
     ASSERT_EQ(run.exitCode, 0) << run.err;
   }
-  const auto oom = runCli({"run", "--model", "tiny", "--steps", "1", "--threads", "1",
-                           "--memory-budget", "1000000"},
-                          env);
+  const auto oom = runCli(
+      {"run", "--model", "tiny", "--steps", "1", "--threads", "1", "--memory-budget", "1000000"},
+      env);
   ASSERT_EQ(oom.exitCode, 1) << oom.err;
 
   const auto store = dir / "data" / "trainbench" / "runs";

@@ -31,9 +31,8 @@ Scratch scratch(const std::string& name) {
 }
 
 std::uint64_t predicted(const Scratch& s, const std::string& batch, const std::string& policy) {
-  const CliRun run = runCli({"memory", "--model", "tiny", "--batch", batch, "--recompute", policy,
-                             "--json"},
-                            s.env);
+  const CliRun run = runCli(
+      {"memory", "--model", "tiny", "--batch", batch, "--recompute", policy, "--json"}, s.env);
   EXPECT_EQ(run.exitCode, 0) << run.err;
   return parseSingleDocument(run)["total_bytes"].get<std::uint64_t>();
 }
@@ -61,8 +60,7 @@ TEST(CliMemoryCalibrate, FitsStoresReportsAndIsAppliedNext) {
   EXPECT_NEAR(fit["scale"].get<double>(), 1.25, 1e-4);
   EXPECT_GT(fit["mean_error_before"].get<double>(), 0.2);
   EXPECT_LT(fit["mean_error_after"].get<double>(), 1e-4);
-  EXPECT_TRUE(std::filesystem::exists(s.dir / "config" / "trainbench" /
-                                      "memory-calibration.json"));
+  EXPECT_TRUE(std::filesystem::exists(s.dir / "config" / "trainbench" / "memory-calibration.json"));
 
   const CliRun next = runCli({"memory", "--model", "tiny", "--batch", "4", "--json"}, s.env);
   ASSERT_EQ(next.exitCode, 0) << next.err;
@@ -119,8 +117,8 @@ TEST(CliMemoryCalibrate, ABadMeasurementIsNamedByItsPosition) {
   EXPECT_EQ(run.exitCode, 2);
   EXPECT_NE(run.err.find("measurement 2"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("'sometimes'"), std::string::npos) << run.err;
-  EXPECT_FALSE(std::filesystem::exists(s.dir / "config" / "trainbench" /
-                                       "memory-calibration.json"));
+  EXPECT_FALSE(
+      std::filesystem::exists(s.dir / "config" / "trainbench" / "memory-calibration.json"));
 }
 
 TEST(CliMemoryCalibrate, AMissingFileIsBadInputNamingIt) {

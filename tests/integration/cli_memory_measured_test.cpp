@@ -47,7 +47,7 @@ struct RowResult {
   double measuredGiB = 0;
   double predictedGiB = 0;  ///< reserved
   double allocatedGiB = 0;
-  double slack = 0;         ///< the allocator slack fraction the prediction used
+  double slack = 0;  ///< the allocator slack fraction the prediction used
   bool compiled = false;
   double error() const { return (predictedGiB - measuredGiB) / measuredGiB; }
 };
@@ -159,8 +159,8 @@ TEST(CliMemoryMeasured, TheTorchtitanProfileHoldsAgainstEveryMeasuredRow) {
   EXPECT_LE(median(heldOut), 0.05);
   EXPECT_LE(*std::max_element(heldOut.begin(), heldOut.end()), 0.10);
   std::cout << "median |error| " << magnitude(median(checked)) << ", worst "
-            << magnitude(*std::max_element(checked.begin(), checked.end()))
-            << "; held out: median " << magnitude(median(heldOut)) << ", worst "
+            << magnitude(*std::max_element(checked.begin(), checked.end())) << "; held out: median "
+            << magnitude(median(heldOut)) << ", worst "
             << magnitude(*std::max_element(heldOut.begin(), heldOut.end())) << "\n";
 }
 

@@ -41,10 +41,10 @@ TEST(CliMemory, JsonHasTheContractFieldsAndTheBreakdownSumsToTheTotal) {
 }
 
 TEST(CliMemory, PublishedArchitectureOnAClusterProfile) {
-  const CliRun run = runCli({"memory", "--model", "llama3-8b", "--seq", "8192", "--batch", "2",
-                             "--dp", "8", "--zero", "3", "--recompute", "selective", "--dtype",
-                             "bf16", "--profile", "fsdp", "--json"},
-                            cleanConfig("llama"));
+  const CliRun run = runCli(
+      {"memory", "--model", "llama3-8b", "--seq", "8192", "--batch", "2", "--dp", "8", "--zero",
+       "3", "--recompute", "selective", "--dtype", "bf16", "--profile", "fsdp", "--json"},
+      cleanConfig("llama"));
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const auto doc = parseSingleDocument(run);
   EXPECT_EQ(doc["params"], 8'030'261'248);
@@ -137,8 +137,8 @@ TEST(CliMemory, TheEngineProfilePredictsRunsDefaultRuntimeUnlessToldOtherwise) {
 
 TEST(CliMemory, StoredCalibrationIsAppliedAndCanBeIgnored) {
   const auto env = cleanConfig("calibrated");
-  const auto file = std::filesystem::path(env.at("XDG_CONFIG_HOME")) / "trainbench" /
-                    "memory-calibration.json";
+  const auto file =
+      std::filesystem::path(env.at("XDG_CONFIG_HOME")) / "trainbench" / "memory-calibration.json";
   std::filesystem::create_directories(file.parent_path());
   std::ofstream(file) << R"({"format": 1, "profiles": {"engine": {"scale": 2.0,
                           "offset_bytes": 100, "points": 3}}})";
@@ -156,8 +156,8 @@ TEST(CliMemory, StoredCalibrationIsAppliedAndCanBeIgnored) {
 TEST(CliMemory, TextOutputShowsEveryTerm) {
   const CliRun run = runCli({"memory", "--model", "small"}, cleanConfig("text"));
   ASSERT_EQ(run.exitCode, 0) << run.err;
-  for (const char* term : {"weights", "gradients", "optimizer", "activations", "logits",
-                           "overhead", "peak"}) {
+  for (const char* term :
+       {"weights", "gradients", "optimizer", "activations", "logits", "overhead", "peak"}) {
     EXPECT_NE(run.out.find(term), std::string::npos) << term;
   }
 }

@@ -11,15 +11,15 @@ namespace tb::cli::test {
 namespace {
 
 std::map<std::string, std::string> cleanConfig() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tb-cli-plan-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tb-cli-plan-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return {{"XDG_CONFIG_HOME", dir.string()}};
 }
 
 nlohmann::json planFor(const std::string& gib, int expectedExit) {
-  const CliRun run = runCli({"plan", "--model", "small", "--gpu-memory", gib, "--json"},
-                            cleanConfig());
+  const CliRun run =
+      runCli({"plan", "--model", "small", "--gpu-memory", gib, "--json"}, cleanConfig());
   EXPECT_EQ(run.exitCode, expectedExit) << run.err;
   return parseSingleDocument(run);
 }
@@ -65,8 +65,8 @@ TEST(CliPlan, ABudgetBetweenFullAndNoneRecomputesSomeLayers) {
 }
 
 TEST(CliPlan, NothingFitsIsExit3WithTheSmallestBudget) {
-  const CliRun run = runCli({"plan", "--model", "small", "--gpu-memory", "0.001", "--json"},
-                            cleanConfig());
+  const CliRun run =
+      runCli({"plan", "--model", "small", "--gpu-memory", "0.001", "--json"}, cleanConfig());
   EXPECT_EQ(run.exitCode, 3);
   const auto doc = parseSingleDocument(run);
   EXPECT_EQ(doc["fits"], false);
@@ -86,10 +86,10 @@ TEST(CliPlan, GpuMemoryIsRequired) {
 }
 
 TEST(CliPlan, Llama3EightBOnAnEightyGigabyteCard) {
-  const CliRun run = runCli({"plan", "--model", "llama3-8b", "--seq", "8192", "--batch", "2",
-                             "--dp", "8", "--zero", "3", "--profile", "fsdp", "--gpu-memory",
-                             "80", "--json"},
-                            cleanConfig());
+  const CliRun run =
+      runCli({"plan", "--model", "llama3-8b", "--seq", "8192", "--batch", "2", "--dp", "8",
+              "--zero", "3", "--profile", "fsdp", "--gpu-memory", "80", "--json"},
+             cleanConfig());
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const auto doc = parseSingleDocument(run);
   EXPECT_NE(doc["policy"], "none");

@@ -33,9 +33,9 @@ nlohmann::json configOf(const std::string& dir) {
 std::string blasCoreOfRun(const std::string& name, const std::map<std::string, std::string>& env,
                           const std::vector<std::string>& unset) {
   const std::string dir = runDir(name);
-  const auto run = runCli({"run", "--model", "tiny", "--steps", "1", "--threads", "1",
-                           "--run-dir", dir, "--json"},
-                          env, unset);
+  const auto run = runCli(
+      {"run", "--model", "tiny", "--steps", "1", "--threads", "1", "--run-dir", dir, "--json"}, env,
+      unset);
   EXPECT_EQ(run.exitCode, 0) << run.err;
   const nlohmann::json config = configOf(dir);
   EXPECT_TRUE(config.contains("blas_core")) << config.dump();

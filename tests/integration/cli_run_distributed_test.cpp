@@ -30,8 +30,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-using tb::cli::test::runCli;
 using tb::cli::test::freeLoopbackPort;
+using tb::cli::test::runCli;
 
 constexpr int kDeadlineSeconds = 5;
 /// Past the deadline: the failure report window (2 s) and process teardown.
@@ -93,9 +93,21 @@ bool waitForSteps(const fs::path& runDir, std::chrono::seconds limit) {
 }
 
 std::vector<std::string> longRun(const std::string& dir) {
-  return {"run",          "--model", "tiny",         "--steps",       "1000000",
-          "--threads",    "1",       "--run-dir",    dir,             "--nproc-per-node",
-          "2",            "--master-port", "0",      "--dist-timeout", std::to_string(kDeadlineSeconds),
+  return {"run",
+          "--model",
+          "tiny",
+          "--steps",
+          "1000000",
+          "--threads",
+          "1",
+          "--run-dir",
+          dir,
+          "--nproc-per-node",
+          "2",
+          "--master-port",
+          "0",
+          "--dist-timeout",
+          std::to_string(kDeadlineSeconds),
           "--json"};
 }
 
@@ -206,10 +218,10 @@ TEST(DistributedRun, AWorkerThatCannotReachTheStoreFailsWithinTheDeadlineNamingI
 TEST(DistributedRun, ANodeWhoseMasterIsAbsentFailsWithinTheDeadline) {
   const std::string dir = scratch("nomaster");
   const auto start = Clock::now();
-  const auto run = runCli({"run", "--model", "tiny", "--steps", "2", "--run-dir", dir,
-                           "--nproc-per-node", "1", "--nnodes", "2", "--node-rank", "1",
-                           "--master-addr", "127.0.0.1", "--master-port", "1",
-                           "--dist-timeout", "3"});
+  const auto run =
+      runCli({"run", "--model", "tiny", "--steps", "2", "--run-dir", dir, "--nproc-per-node", "1",
+              "--nnodes", "2", "--node-rank", "1", "--master-addr", "127.0.0.1", "--master-port",
+              "1", "--dist-timeout", "3"});
   EXPECT_EQ(run.exitCode, 1) << run.err;
   EXPECT_NE(run.err.find("127.0.0.1:1"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("rank 1 failed first"), std::string::npos) << run.err;
@@ -240,8 +252,8 @@ TEST(DistributedRun, BadLauncherValuesAreExitTwoNamingTheValue) {
       {{"--nproc-per-node", "2", "--zero", "1", "--runtime", "stock"}, {}, "--zero 1"},
   };
   for (const BadLaunch& bad : cases) {
-    std::vector<std::string> args{"run", "--model", "tiny", "--steps", "1",
-                                  "--run-dir", scratch("bad")};
+    std::vector<std::string> args{"run", "--model",   "tiny",        "--steps",
+                                  "1",   "--run-dir", scratch("bad")};
     args.insert(args.end(), bad.flags.begin(), bad.flags.end());
     const auto run = runCli(args, bad.environment);
     EXPECT_EQ(run.exitCode, 2) << bad.named << ": " << run.err;
@@ -266,15 +278,18 @@ TEST(DistributedRun, TheEngineProfilePredictsEachRanksMeasuredPeak) {
   std::vector<double> errors;
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     const auto& flags = configurations[i];
-    std::vector<std::string> run{"run",   "--model",        "tiny", "--steps",
-                                 "3",     "--threads",      "1",    "--nproc-per-node",
-                                 "2",     "--master-port",  "0",    "--json",
+    std::vector<std::string> run{"run",       "--model",
+                                 "tiny",      "--steps",
+                                 "3",         "--threads",
+                                 "1",         "--nproc-per-node",
+                                 "2",         "--master-port",
+                                 "0",         "--json",
                                  "--run-dir", scratch("memory" + std::to_string(i))};
     run.insert(run.end(), flags.begin(), flags.end());
     const auto measured = runCli(run);
     ASSERT_EQ(measured.exitCode, 0) << measured.err;
-    std::vector<std::string> memory{"memory", "--model", "tiny", "--dp", "2", "--no-calibration",
-                                    "--json"};
+    std::vector<std::string> memory{"memory", "--model",          "tiny",  "--dp",
+                                    "2",      "--no-calibration", "--json"};
     memory.insert(memory.end(), flags.begin(), flags.end());
     const auto predicted = runCli(memory);
     ASSERT_EQ(predicted.exitCode, 0) << predicted.err;
@@ -284,9 +299,9 @@ TEST(DistributedRun, TheEngineProfilePredictsEachRanksMeasuredPeak) {
     for (const auto& rank : summary.at("ranks")) {
       const double peak = rank.at("peak_bytes").get<double>();
       errors.push_back(std::abs(prediction - peak) / peak);
-      EXPECT_LE(errors.back(), 0.08) << ::testing::PrintToString(flags) << " rank "
-                                     << rank.at("rank") << ": predicted " << prediction
-                                     << ", measured " << peak;
+      EXPECT_LE(errors.back(), 0.08)
+          << ::testing::PrintToString(flags) << " rank " << rank.at("rank") << ": predicted "
+          << prediction << ", measured " << peak;
     }
   }
   std::sort(errors.begin(), errors.end());
@@ -298,12 +313,12 @@ TEST(DistributedRun, TheEngineProfilePredictsEachRanksMeasuredPeak) {
 tb::ProcessResult runTorchrun(const std::vector<std::string>& modeFlags, const std::string& dir) {
   // Single-bit --redirects/--tee: torchrun 1.13 on Python 3.11 crashes on
   // its defaults (pytorch#92319).
-  std::vector<std::string> argv{"torchrun", "--nproc_per_node=2", "--no_python",
-                                "--redirects", "2", "--tee", "1",
-                                "--log_dir", dir + "-torchrun-logs"};
+  std::vector<std::string> argv{
+      "torchrun", "--nproc_per_node=2", "--no_python",         "--redirects", "2", "--tee",
+      "1",        "--log_dir",          dir + "-torchrun-logs"};
   argv.insert(argv.end(), modeFlags.begin(), modeFlags.end());
-  argv.insert(argv.end(), {TRAINBENCH_EXE, "run", "--model", "tiny", "--steps", "4",
-                           "--threads", "1", "--run-dir", dir, "--dist-timeout", "60"});
+  argv.insert(argv.end(), {TRAINBENCH_EXE, "run", "--model", "tiny", "--steps", "4", "--threads",
+                           "1", "--run-dir", dir, "--dist-timeout", "60"});
   tb::ProcessOptions options;
   options.timeout = std::chrono::seconds(120);
   options.environment["LC_ALL"] = "C";
@@ -385,9 +400,11 @@ class TwoNodes {
 
   /// `trainbench args` as node `node` (0 in A, 1 in B), Gloo on its veth.
   tb::ProcessResult runOn(int node, const std::vector<std::string>& args) const {
-    std::vector<std::string> argv{"ip", "netns", "exec", node == 0 ? a_ : b_, "env",
-                                  "GLOO_SOCKET_IFNAME=" + (node == 0 ? interfaceA_ : interfaceB_),
-                                  TRAINBENCH_EXE};
+    std::vector<std::string> argv{
+        "ip",          "netns",
+        "exec",        node == 0 ? a_ : b_,
+        "env",         "GLOO_SOCKET_IFNAME=" + (node == 0 ? interfaceA_ : interfaceB_),
+        TRAINBENCH_EXE};
     argv.insert(argv.end(), args.begin(), args.end());
     tb::ProcessOptions options;
     options.timeout = std::chrono::seconds(120);
@@ -408,11 +425,28 @@ TEST(DistributedRun, TwoNodesInTwoNetworkNamespacesTrainOverTheirOwnAddresses) {
   const std::string dir = scratch("two_nodes");
   const std::string port = "29611";
   const auto node = [&](int rank) {
-    return nodes.runOn(rank, {"run", "--model", "tiny", "--steps", "4", "--threads", "1",
-                              "--run-dir", dir, "--nproc-per-node", "1", "--nnodes", "2",
-                              "--node-rank", std::to_string(rank), "--master-addr",
-                              nodes.masterAddress(), "--master-port", port, "--dist-timeout",
-                              "60", "--json"});
+    return nodes.runOn(rank, {"run",
+                              "--model",
+                              "tiny",
+                              "--steps",
+                              "4",
+                              "--threads",
+                              "1",
+                              "--run-dir",
+                              dir,
+                              "--nproc-per-node",
+                              "1",
+                              "--nnodes",
+                              "2",
+                              "--node-rank",
+                              std::to_string(rank),
+                              "--master-addr",
+                              nodes.masterAddress(),
+                              "--master-port",
+                              port,
+                              "--dist-timeout",
+                              "60",
+                              "--json"});
   };
   auto second = std::async(std::launch::async, node, 1);
   const auto first = node(0);

@@ -50,9 +50,8 @@ std::vector<std::string> environmentUnder(const fs::path& root) {
 }
 
 pid_t spawnRun(const std::vector<std::string>& environment, const fs::path& log) {
-  std::vector<std::string> argv{TRAINBENCH_EXE, "run",       "--model",      "tiny",
-                                "--steps",      "60",        "--threads",    "1",
-                                "--save-every", "5",         "--log-every",  "1"};
+  std::vector<std::string> argv{TRAINBENCH_EXE, "run", "--model",      "tiny", "--steps",     "60",
+                                "--threads",    "1",   "--save-every", "5",    "--log-every", "1"};
   std::vector<char*> args;
   for (std::string& arg : argv) args.push_back(arg.data());
   args.push_back(nullptr);
@@ -134,7 +133,8 @@ TEST(CliRunKilled, EveryRunKilledAtARandomMomentReadsBackWholeThroughTheRunStore
   }
   std::cout << kKills << " runs, " << killed << " killed by the SIGKILL, " << runs->size()
             << " run directories:";
-  for (const auto& [state, count] : states) std::cout << " " << runs::toString(state) << " " << count;
+  for (const auto& [state, count] : states)
+    std::cout << " " << runs::toString(state) << " " << count;
   std::cout << "\n";
   // Enough kills land after the run directory exists to mean something (the
   // uninterrupted run's directory is among them).

@@ -24,8 +24,7 @@ std::string scratch(const std::string& name) {
 }
 
 std::map<std::string, std::string> environment(const std::string& checkpointOptimization) {
-  return {{"CHECKPOINT_OPTIMIZATION", checkpointOptimization},
-          {"XDG_DATA_HOME", scratch("xdg")}};
+  return {{"CHECKPOINT_OPTIMIZATION", checkpointOptimization}, {"XDG_DATA_HOME", scratch("xdg")}};
 }
 
 std::uint64_t predictedPeak(const std::string& policy) {
@@ -90,25 +89,26 @@ TEST(CliRunRecompute, AutoPicksWhatPlanRecommendsForTheSameBudget) {
   const std::uint64_t budget = std::stoull(tightBudget()) >> 20 << 20;
   char gib[32];
   std::snprintf(gib, sizeof(gib), "%.10f", static_cast<double>(budget) / (1ull << 30));
-  const auto plan = runCli({"plan", "--model", "tiny", "--gpu-memory", gib, "--no-calibration", "--json"},
-                           environment("false"));
+  const auto plan =
+      runCli({"plan", "--model", "tiny", "--gpu-memory", gib, "--no-calibration", "--json"},
+             environment("false"));
   ASSERT_EQ(plan.exitCode, 0) << plan.err;
   const auto advice = parseSingleDocument(plan);
   ASSERT_EQ(advice["budget_bytes"].get<std::uint64_t>(), budget);
-  const auto run = runCli({"run", "--model", "tiny", "--steps", "1", "--threads", "1",
-                           "--recompute", "auto", "--memory-budget", std::to_string(budget),
-                           "--json", "--run-dir", scratch("plan_agrees")},
-                          environment("false"));
+  const auto run = runCli(
+      {"run", "--model", "tiny", "--steps", "1", "--threads", "1", "--recompute", "auto",
+       "--memory-budget", std::to_string(budget), "--json", "--run-dir", scratch("plan_agrees")},
+      environment("false"));
   ASSERT_EQ(run.exitCode, 0) << run.err;
   EXPECT_EQ(parseSingleDocument(run)["recompute"], advice["policy"]);
   EXPECT_EQ(advice["runtime"], "tuned");
 }
 
 TEST(CliRunRecompute, AnExplicitPolicyWinsOverCheckpointOptimization) {
-  const auto run = runCli({"run", "--model", "tiny", "--steps", "1", "--threads", "1",
-                           "--memory-budget", tightBudget(), "--recompute", "none", "--json",
-                           "--run-dir", scratch("env_override")},
-                          environment("true"));
+  const auto run =
+      runCli({"run", "--model", "tiny", "--steps", "1", "--threads", "1", "--memory-budget",
+              tightBudget(), "--recompute", "none", "--json", "--run-dir", scratch("env_override")},
+             environment("true"));
   EXPECT_EQ(run.exitCode, 1) << run.err;
   const auto summary = parseSingleDocument(run);
   EXPECT_EQ(summary["recompute"], "none");
@@ -131,9 +131,9 @@ TEST(CliRunRecompute, AnUnreadableCheckpointOptimizationExitsTwoNamingIt) {
 }
 
 TEST(CliRunRecompute, AutoWithABudgetNothingFitsExitsTwoWithTheLeastThatWould) {
-  const auto run = runCli({"run", "--model", "tiny", "--steps", "1", "--recompute", "auto",
-                           "--memory-budget", "4096"},
-                          environment("false"));
+  const auto run = runCli(
+      {"run", "--model", "tiny", "--steps", "1", "--recompute", "auto", "--memory-budget", "4096"},
+      environment("false"));
   EXPECT_EQ(run.exitCode, 2);
   EXPECT_NE(run.err.find("least budget that fits"), std::string::npos) << run.err;
 }

@@ -56,8 +56,9 @@ nlohmann::json parseSingleDocument(const CliRun& run) {
   try {
     return nlohmann::json::parse(run.out);
   } catch (const nlohmann::json::exception& error) {
-    ADD_FAILURE() << "stdout is not exactly one JSON document: " << error.what()
-                  << "\nstdout:\n" << run.out << "\nstderr:\n" << run.err;
+    ADD_FAILURE() << "stdout is not exactly one JSON document: " << error.what() << "\nstdout:\n"
+                  << run.out << "\nstderr:\n"
+                  << run.err;
     return nlohmann::json(nlohmann::json::value_t::discarded);
   }
 }

@@ -38,11 +38,12 @@ TEST(CliUsage, VersionNamesTheBuildAndEveryLibraryItRunsOn) {
   // First line: the project version and the tree's git description, which
   // the checkout this test builds from has.
   const std::string first = run.out.substr(0, run.out.find('\n'));
-  EXPECT_TRUE(first.starts_with(std::string("trainbench ") + TB_EXPECTED_VERSION + " (git ")) << first;
+  EXPECT_TRUE(first.starts_with(std::string("trainbench ") + TB_EXPECTED_VERSION + " (git "))
+      << first;
   // Then one line per library, each with a version the library reported.
   const std::regex version("[0-9]+\\.[0-9]+(\\.[0-9]+)?");
-  for (const std::string& name : {std::string("LibTorch"), std::string("oneDNN"), std::string("BLAS"),
-                                  std::string("registry client")}) {
+  for (const std::string& name : {std::string("LibTorch"), std::string("oneDNN"),
+                                  std::string("BLAS"), std::string("registry client")}) {
     const std::size_t at = run.out.find("\n  " + name + " ");
     ASSERT_NE(at, std::string::npos) << name << " missing from\n" << run.out;
     const std::string line = run.out.substr(at + 1, run.out.find('\n', at + 1) - at - 1);

@@ -15,9 +15,9 @@ std::string configFixture(const std::string& name) {
 }
 
 TEST(CliValidate, CleanFilesExitZero) {
-  const CliRun run = runCli({"validate", configFixture("good.env"),
-                             configFixture("good_pod.yaml"), configFixture("good_ds_zero3.json"),
-                             configFixture("good.Dockerfile")});
+  const CliRun run =
+      runCli({"validate", configFixture("good.env"), configFixture("good_pod.yaml"),
+              configFixture("good_ds_zero3.json"), configFixture("good.Dockerfile")});
   EXPECT_EQ(run.exitCode, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("0 error(s), 0 warning(s)"), std::string::npos) << run.out;
 }
@@ -36,8 +36,8 @@ TEST(CliValidate, ErrorFindingExitsThreeWithFileLineAndFix) {
 }
 
 TEST(CliValidate, JsonListsEveryFindingWithItsFields) {
-  const CliRun run = runCli({"validate", configFixture("bad_ifname_16gpu.yaml"),
-                             configFixture("good.env"), "--json"});
+  const CliRun run = runCli(
+      {"validate", configFixture("bad_ifname_16gpu.yaml"), configFixture("good.env"), "--json"});
   EXPECT_EQ(run.exitCode, 3) << run.err;
   const json doc = parseSingleDocument(run);
   ASSERT_TRUE(doc.is_object());
@@ -56,9 +56,9 @@ TEST(CliValidate, JsonListsEveryFindingWithItsFields) {
 }
 
 TEST(CliValidate, MalformedFilesAreFindingsNotCrashes) {
-  const CliRun run = runCli({"validate", configFixture("malformed_ds.json"),
-                             configFixture("malformed.yaml"), configFixture("malformed.env"),
-                             configFixture("no_from.Dockerfile"), "--json"});
+  const CliRun run =
+      runCli({"validate", configFixture("malformed_ds.json"), configFixture("malformed.yaml"),
+              configFixture("malformed.env"), configFixture("no_from.Dockerfile"), "--json"});
   EXPECT_EQ(run.exitCode, 3) << run.err;
   const json doc = parseSingleDocument(run);
   ASSERT_TRUE(doc.is_object());

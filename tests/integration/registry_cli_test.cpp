@@ -35,24 +35,22 @@ std::string imageOf(const SeededRegistry& seeded, const std::string& tag) {
 TEST(CliRegistry, TagsJsonListsSortedTagsAndInsecureWarnsOnStderr) {
   SeededRegistry& seeded = openRegistry();
   REQUIRE_REGISTRY(seeded);
-  const CliRun run = trainbench({"registry", "tags", seeded.server->host() + "/" + kRepository,
-                                 "--insecure", "--json"});
+  const CliRun run = trainbench(
+      {"registry", "tags", seeded.server->host() + "/" + kRepository, "--insecure", "--json"});
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const json doc = parseSingleDocument(run);
   EXPECT_EQ(doc.at("registry"), seeded.server->host());
   EXPECT_EQ(doc.at("repository"), kRepository);
   EXPECT_EQ(doc.at("count"), 3);
-  EXPECT_EQ(doc.at("tags"),
-            json({"25.06-serverless", "25.09-serverless", "25.10-serverless"}));
+  EXPECT_EQ(doc.at("tags"), json({"25.06-serverless", "25.09-serverless", "25.10-serverless"}));
   EXPECT_NE(run.err.find("WARNING: --insecure"), std::string::npos) << run.err;
 }
 
 TEST(CliRegistry, InspectJsonGivesDigestPlatformsCudaAndDriverPerPlatform) {
   SeededRegistry& seeded = openRegistry();
   REQUIRE_REGISTRY(seeded);
-  const CliRun run =
-      trainbench({"registry", "inspect", imageOf(seeded, "25.10-serverless"), "--insecure",
-                  "--json"});
+  const CliRun run = trainbench(
+      {"registry", "inspect", imageOf(seeded, "25.10-serverless"), "--insecure", "--json"});
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const json doc = parseSingleDocument(run);
   EXPECT_EQ(doc.at("digest"), seeded.image.indexDigest);
@@ -108,8 +106,8 @@ TEST(CliRegistry, BadReferencesExitTwoNamingTheValue) {
   const CliRun untagged = trainbench({"registry", "inspect", "127.0.0.1:9/app", "--insecure"});
   EXPECT_EQ(untagged.exitCode, 2);
   EXPECT_NE(untagged.err.find("has no tag"), std::string::npos) << untagged.err;
-  const CliRun timeout = trainbench(
-      {"registry", "tags", "127.0.0.1:9/app", "--insecure", "--registry-timeout", "0"});
+  const CliRun timeout =
+      trainbench({"registry", "tags", "127.0.0.1:9/app", "--insecure", "--registry-timeout", "0"});
   EXPECT_EQ(timeout.exitCode, 2);
   EXPECT_NE(timeout.err.find("'0'"), std::string::npos) << timeout.err;
 }
@@ -184,10 +182,9 @@ TEST(CliRegistry, ProxyFromTheEnvironmentIsUsed) {
   });
   // A registry address nothing listens on: only the proxy can answer.
   const std::string target = "127.0.0.1:" + std::to_string(freeLoopbackPort());
-  const CliRun run = trainbench({"registry", "tags", target + "/app", "--insecure", "--json"},
-                                {{"http_proxy", "http://" + proxy.address()},
-                                 {"NO_PROXY", ""},
-                                 {"no_proxy", ""}});
+  const CliRun run =
+      trainbench({"registry", "tags", target + "/app", "--insecure", "--json"},
+                 {{"http_proxy", "http://" + proxy.address()}, {"NO_PROXY", ""}, {"no_proxy", ""}});
   ASSERT_EQ(run.exitCode, 0) << run.err;
   EXPECT_EQ(parseSingleDocument(run).at("tags"), json({"via-proxy"}));
   const auto requests = proxy.requests();

@@ -29,8 +29,8 @@ TEST(RegistryServerClient, TagsOfRealRegistryAreSortedAndComplete) {
   auto client = loopbackClient(seeded.server->host());
   auto tags = client->listTags(kRepository);
   ASSERT_TRUE(tags) << tags.error().message;
-  EXPECT_EQ(*tags, (std::vector<std::string>{"25.06-serverless", "25.09-serverless",
-                                             "25.10-serverless"}));
+  EXPECT_EQ(*tags,
+            (std::vector<std::string>{"25.06-serverless", "25.09-serverless", "25.10-serverless"}));
 }
 
 TEST(RegistryServerClient, IndexPlatformsAndConfigEnvAreRead) {
@@ -113,8 +113,7 @@ TEST(RegistryServerClient, SillyAuthSendsCredentialsOnlyToTheTokenEndpoint) {
 TEST(RegistryServerClient, RejectedCredentialsNameUnauthorizedAndHideThePassword) {
   SeededRegistry& seeded = sillyAuthRegistry();
   REQUIRE_REGISTRY(seeded);
-  auto client =
-      loopbackClient(seeded.server->host(), {}, Credentials{"rejected", kSecretPassword});
+  auto client = loopbackClient(seeded.server->host(), {}, Credentials{"rejected", kSecretPassword});
   auto tags = client->listTags(kRepository);
   ASSERT_FALSE(tags);
   const std::string& message = tags.error().message;

@@ -129,8 +129,7 @@ TEST(RegistryHostile, JsonThatIsNotIsAParseError) {
   auto tags = client->listTags(kRepository);
   ASSERT_FALSE(tags.ok());
   EXPECT_NE(tags.error().message.find("not JSON"), std::string::npos) << tags.error().message;
-  EXPECT_NE(tags.error().message.find(server.address()), std::string::npos)
-      << tags.error().message;
+  EXPECT_NE(tags.error().message.find(server.address()), std::string::npos) << tags.error().message;
 }
 
 TEST(RegistryHostile, AManifestServedAsAWebPageIsRefusedNamingItsType) {
@@ -143,8 +142,7 @@ TEST(RegistryHostile, AManifestServedAsAWebPageIsRefusedNamingItsType) {
   // Its first bytes are quoted, so the user sees it was a web page.
   EXPECT_NE(manifest.error().message.find("not JSON"), std::string::npos)
       << manifest.error().message;
-  EXPECT_NE(manifest.error().message.find("<html>"), std::string::npos)
-      << manifest.error().message;
+  EXPECT_NE(manifest.error().message.find("<html>"), std::string::npos) << manifest.error().message;
 }
 
 TEST(RegistryHostile, AServerEchoingCredentialsIntoItsErrorsDoesNotLeakThem) {
@@ -153,12 +151,14 @@ TEST(RegistryHostile, AServerEchoingCredentialsIntoItsErrorsDoesNotLeakThem) {
   constexpr const char* kSecret = "s3cr3t-Pa55word";
   LoopbackHttpServer server([](const ReceivedRequest& request) {
     if (request.authorization.empty()) {
-      return std::string("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"r\"\r\n"
-                         "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      return std::string(
+          "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"r\"\r\n"
+          "Content-Length: 0\r\nConnection: close\r\n\r\n");
     }
     return httpResponse(500, "application/json",
                         "{\"errors\":[{\"code\":\"UNKNOWN\",\"message\":\"cannot use "
-                        "credentials '" + request.authorization + "'\"}]}");
+                        "credentials '" +
+                            request.authorization + "'\"}]}");
   });
   TransportOptions transport;
   transport.totalTimeout = kTotalTimeout;
@@ -183,8 +183,9 @@ TEST(RegistryHostile, AServerEchoingCredentialsIntoItsAnswerDoesNotLeakThem) {
   // quotes the body's start, which must not carry the credential.
   LoopbackHttpServer server([](const ReceivedRequest& request) {
     if (request.authorization.empty()) {
-      return std::string("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"r\"\r\n"
-                         "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      return std::string(
+          "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"r\"\r\n"
+          "Content-Length: 0\r\nConnection: close\r\n\r\n");
     }
     return httpResponse(200, "text/plain", request.authorization);
   });
@@ -204,8 +205,8 @@ TEST(RegistryHostile, AServerEchoingCredentialsIntoItsAnswerDoesNotLeakThem) {
 
 TEST(RegistryHostile, ACertificateThatDoesNotVerifyIsRefused) {
   // A self-signed certificate for 127.0.0.1, served by openssl s_server.
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tb-registry-tls-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tb-registry-tls-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string key = (dir / "key.pem").string();
   const std::string cert = (dir / "cert.pem").string();
@@ -221,16 +222,16 @@ TEST(RegistryHostile, ACertificateThatDoesNotVerifyIsRefused) {
     ProcessOptions options;
     options.timeout = 20s;
     (void)runProcess({"/bin/sh", "-c",
-                      "exec openssl s_server -quiet -accept " + std::to_string(port) +
-                          " -cert " + cert + " -key " + key + " -www"},
+                      "exec openssl s_server -quiet -accept " + std::to_string(port) + " -cert " +
+                          cert + " -key " + key + " -www"},
                      options);
     done = true;
   });
   // Wait until it listens.
   auto client = clientFor(host, Scheme::Https);
   Expected<std::vector<std::string>> tags = client->listTags(kRepository);
-  for (int tries = 0; tries < 50 && !tags.ok() &&
-                      tags.error().message.find("certificate") == std::string::npos;
+  for (int tries = 0;
+       tries < 50 && !tags.ok() && tags.error().message.find("certificate") == std::string::npos;
        ++tries) {
     std::this_thread::sleep_for(100ms);
     tags = client->listTags(kRepository);

@@ -50,10 +50,10 @@ int freeLoopbackPort() {
 }
 
 LoopbackHttpServer::LoopbackHttpServer(Handler handler)
-    : LoopbackHttpServer(Streamer([handler = std::move(handler)](const ReceivedRequest& request,
-                                                                 const Writer& write) {
-        write(handler(request));
-      })) {}
+    : LoopbackHttpServer(Streamer(
+          [handler = std::move(handler)](const ReceivedRequest& request, const Writer& write) {
+            write(handler(request));
+          })) {}
 
 LoopbackHttpServer::LoopbackHttpServer(Streamer streamer) : streamer_(std::move(streamer)) {
   listener_ = bindLoopback(port_);

@@ -37,7 +37,8 @@ std::string readData(const std::string& name) {
 class Pusher {
  public:
   Pusher(std::string host, std::string repository)
-      : host_(std::move(host)), repository_(std::move(repository)),
+      : host_(std::move(host)),
+        repository_(std::move(repository)),
         transport_(makeCurlTransport({})) {}
 
   Status send(HttpRequest request, long expected, HttpResponse* out = nullptr) {
@@ -103,9 +104,9 @@ Expected<PushedImage> pushTwoPlatformImage(const std::string& host, const std::s
     const char* file;
     const char* platform;
   };
-  for (const Arch arch : {Arch{"config-amd64.json", R"({"os":"linux","architecture":"amd64"})"},
-                          Arch{"config-arm64.json",
-                               R"({"os":"linux","architecture":"arm64","variant":"v8"})"}}) {
+  for (const Arch arch :
+       {Arch{"config-amd64.json", R"({"os":"linux","architecture":"amd64"})"},
+        Arch{"config-arm64.json", R"({"os":"linux","architecture":"arm64","variant":"v8"})"}}) {
     const std::string config = readData(arch.file);
     if (config.empty()) return makeError(ErrorKind::Io, std::string("missing ") + arch.file);
     auto configDigest = sha256Digest(config);
@@ -122,8 +123,8 @@ Expected<PushedImage> pushTwoPlatformImage(const std::string& host, const std::s
     }
     pushed.platformDigests.push_back(*manifestDigest);
     entries += (entries.empty() ? "" : ",") +
-               descriptor(kOciManifest, *manifestDigest, manifest.size()) +
-               R"(,"platform":)" + arch.platform + "}";
+               descriptor(kOciManifest, *manifestDigest, manifest.size()) + R"(,"platform":)" +
+               arch.platform + "}";
   }
   const std::string index = R"({"schemaVersion":2,"mediaType":")" + std::string(kOciIndex) +
                             R"(","manifests":[)" + entries + "]}";

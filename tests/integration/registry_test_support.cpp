@@ -15,8 +15,7 @@ std::string tokenEndpoint(const ReceivedRequest& request, std::atomic<int>& issu
         R"({"errors":[{"code":"UNAUTHORIZED","message":"invalid username or password"}]})");
   }
   return httpResponse(200, "application/json",
-                      R"({"token":"token-)" + std::to_string(++issued) +
-                          R"(","expires_in":300})");
+                      R"({"token":"token-)" + std::to_string(++issued) + R"(","expires_in":300})");
 }
 
 }  // namespace

@@ -80,8 +80,8 @@ std::optional<std::string> startDaemon(const std::vector<std::string>& argv,
   auto result = runProcess(argv, options);
   if (!result) return argv[0] + ": " + result.error().message;
   if (result->exitCode != 0) {
-    return argv[0] + " exited " + std::to_string(result->exitCode) + ": " +
-           result->standardError + fileText(log);
+    return argv[0] + " exited " + std::to_string(result->exitCode) + ": " + result->standardError +
+           fileText(log);
   }
   return std::nullopt;
 }
@@ -127,13 +127,13 @@ std::optional<std::string> OneHostSlurm::start(const fs::path& dir) {
   std::ofstream(dir / "slurm.conf") << slurmConf(dir);
   started_ = true;
   const auto env = environment();
-  if (auto failed = startDaemon({"/usr/sbin/munged", "--force",
-                                 "--socket=" + (dir / "munge.socket").string(),
-                                 "--key-file=" + (dir / "munge.key").string(),
-                                 "--pid-file=" + (dir / "munged.pid").string(),
-                                 "--seed-file=" + (dir / "munge.seed").string(),
-                                 "--log-file=" + (dir / "munged.log").string()},
-                                env, dir / "munged.log")) {
+  if (auto failed =
+          startDaemon({"/usr/sbin/munged", "--force", "--socket=" + (dir / "munge.socket").string(),
+                       "--key-file=" + (dir / "munge.key").string(),
+                       "--pid-file=" + (dir / "munged.pid").string(),
+                       "--seed-file=" + (dir / "munge.seed").string(),
+                       "--log-file=" + (dir / "munged.log").string()},
+                      env, dir / "munged.log")) {
     return failed;
   }
   const std::string conf = (dir / "slurm.conf").string();

@@ -208,9 +208,10 @@ int main(int argc, char** argv) {
   const auto compiledOverEager = ratios(compiled1, eager1);
   const auto zeroOneOverZero = ratios(zero1, engine2);
 
-  std::printf("| side | processes x threads | tokens/s (median of %d) | step s | CPU s | "
-              "comm wait s |\n|---|---|---|---|---|---|\n",
-              repeats);
+  std::printf(
+      "| side | processes x threads | tokens/s (median of %d) | step s | CPU s | "
+      "comm wait s |\n|---|---|---|---|---|---|\n",
+      repeats);
   const auto cell = [](const std::vector<double>& values) {
     return values.empty() ? std::string("-") : std::to_string(tb::perf::median(values));
   };
@@ -220,16 +221,16 @@ int main(int argc, char** argv) {
                 tb::perf::median(side.stepSeconds), cell(side.cpuSeconds).c_str(),
                 cell(side.waitSeconds).c_str());
   }
-  std::printf("\nratios within each repeat, median (range):\n"
-              "scaling efficiency at %d ranks: engine %s, compiled engine %s, PyTorch DDP %s\n",
-              kRanks, summarised(engineScaling).c_str(), summarised(compiledScaling).c_str(),
-              summarised(ddpScaling).c_str());
-  std::printf("engine / DDP at %d ranks: %s (compiled %s); engine / eager at 1: %s "
-              "(compiled %s)\n",
-              kRanks, summarised(engineOverDdp).c_str(),
-              summarised(compiledOverDdp).c_str(),
-              summarised(engineOverEager).c_str(),
-              summarised(compiledOverEager).c_str());
+  std::printf(
+      "\nratios within each repeat, median (range):\n"
+      "scaling efficiency at %d ranks: engine %s, compiled engine %s, PyTorch DDP %s\n",
+      kRanks, summarised(engineScaling).c_str(), summarised(compiledScaling).c_str(),
+      summarised(ddpScaling).c_str());
+  std::printf(
+      "engine / DDP at %d ranks: %s (compiled %s); engine / eager at 1: %s "
+      "(compiled %s)\n",
+      kRanks, summarised(engineOverDdp).c_str(), summarised(compiledOverDdp).c_str(),
+      summarised(engineOverEager).c_str(), summarised(compiledOverEager).c_str());
   // What a rank's step costs in CPU beyond the same step alone: the
   // collectives' own work (Gloo's reductions, the loopback copies), which on
   // a machine with a core per rank and nothing spare comes out of compute.
@@ -240,35 +241,37 @@ int main(int argc, char** argv) {
   const auto extraStep = [](const Side& many, const Side& one) {
     return tb::perf::median(many.stepSeconds) - tb::perf::median(one.stepSeconds);
   };
-  std::printf("a %d-rank step over a 1-rank step: engine +%.4f s wall, +%.4f s CPU; "
-              "PyTorch DDP +%.4f s wall, +%.4f s CPU (rank 0)\n",
-              kRanks, extraStep(engine2, engine1), extraCpu(engine2, engine1),
-              extraStep(ddp2, eager1), extraCpu(ddp2, eager1));
-  std::printf("comm wait after backward: %.4f s with buckets, %.4f s with one all-reduce "
-              "(step %.4f s vs %.4f s)\n",
-              tb::perf::median(engine2.waitSeconds), tb::perf::median(oneBucket.waitSeconds),
-              tb::perf::median(engine2.stepSeconds), tb::perf::median(oneBucket.stepSeconds));
+  std::printf(
+      "a %d-rank step over a 1-rank step: engine +%.4f s wall, +%.4f s CPU; "
+      "PyTorch DDP +%.4f s wall, +%.4f s CPU (rank 0)\n",
+      kRanks, extraStep(engine2, engine1), extraCpu(engine2, engine1), extraStep(ddp2, eager1),
+      extraCpu(ddp2, eager1));
+  std::printf(
+      "comm wait after backward: %.4f s with buckets, %.4f s with one all-reduce "
+      "(step %.4f s vs %.4f s)\n",
+      tb::perf::median(engine2.waitSeconds), tb::perf::median(oneBucket.waitSeconds),
+      tb::perf::median(engine2.stepSeconds), tb::perf::median(oneBucket.stepSeconds));
   std::printf("ZeRO-1 at %d ranks: tokens/s over ZeRO-0's %s (step %.4f s vs %.4f s)\n", kRanks,
               summarised(zeroOneOverZero).c_str(), tb::perf::median(zero1.stepSeconds),
               tb::perf::median(engine2.stepSeconds));
 
-  nlohmann::json result{{"model", setup.presetName},
-                        {"threads_per_rank", setup.threads},
-                        {"repeats", repeats},
-                        {"steps", setup.steps},
-                        {"warmup_steps", setup.warmupSteps},
-                        {"scaling_efficiency",
-                         {{"engine", ratioJson(engineScaling)},
-                          {"engine_compiled", ratioJson(compiledScaling)},
-                          {"pytorch_ddp", ratioJson(ddpScaling)}}},
-                        {"engine_over_ddp", ratioJson(engineOverDdp)},
-                        {"compiled_over_ddp", ratioJson(compiledOverDdp)},
-                        {"engine_over_eager", ratioJson(engineOverEager)},
-                        {"compiled_over_eager", ratioJson(compiledOverEager)},
-                        {"zero1_over_zero0", ratioJson(zeroOneOverZero)},
-                        {"extra_cpu_s_per_rank_step",
-                         {{"engine", extraCpu(engine2, engine1)},
-                          {"pytorch_ddp", extraCpu(ddp2, eager1)}}}};
+  nlohmann::json result{
+      {"model", setup.presetName},
+      {"threads_per_rank", setup.threads},
+      {"repeats", repeats},
+      {"steps", setup.steps},
+      {"warmup_steps", setup.warmupSteps},
+      {"scaling_efficiency",
+       {{"engine", ratioJson(engineScaling)},
+        {"engine_compiled", ratioJson(compiledScaling)},
+        {"pytorch_ddp", ratioJson(ddpScaling)}}},
+      {"engine_over_ddp", ratioJson(engineOverDdp)},
+      {"compiled_over_ddp", ratioJson(compiledOverDdp)},
+      {"engine_over_eager", ratioJson(engineOverEager)},
+      {"compiled_over_eager", ratioJson(compiledOverEager)},
+      {"zero1_over_zero0", ratioJson(zeroOneOverZero)},
+      {"extra_cpu_s_per_rank_step",
+       {{"engine", extraCpu(engine2, engine1)}, {"pytorch_ddp", extraCpu(ddp2, eager1)}}}};
   for (const Side& side : sides) result["sides"][side.name] = sideJson(side);
   if (!out.empty()) {
     if (const auto written = tb::writeFileAtomically(out, result.dump(2)); !written) {

@@ -92,8 +92,8 @@ int intFlag(int argc, char** argv, const std::string& flag, int fallback) {
     if (argv[i] == flag) {
       const int value = std::atoi(argv[i + 1]);
       if (value < 1) {
-        std::fprintf(stderr, "engine_step_profile: %s must be at least 1, got %s\n",
-                     flag.c_str(), argv[i + 1]);
+        std::fprintf(stderr, "engine_step_profile: %s must be at least 1, got %s\n", flag.c_str(),
+                     argv[i + 1]);
         std::exit(2);
       }
       return value;
@@ -155,8 +155,9 @@ int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
     return 2;
   }
   if (recompute->mode == RecomputeMode::Auto) {
-    std::fprintf(stderr, "engine_step_profile: --recompute auto needs a memory budget; "
-                         "name the policy it plans instead\n");
+    std::fprintf(stderr,
+                 "engine_step_profile: --recompute auto needs a memory budget; "
+                 "name the policy it plans instead\n");
     return 2;
   }
   config.recompute = *recompute;
@@ -193,13 +194,13 @@ int profileTrainer(const tb::model::ModelConfig& model, int argc, char** argv) {
     std::fprintf(stderr, "engine_step_profile: %s\n", summary.error().message.c_str());
     return 1;
   }
-  std::printf("engine %s, runtime %s, compile %s, recompute %s, %d threads (BLAS %d), matmul %s, "
-              "%lld steps: median step %.1f ms, %.0f tokens/s, MFU %.1f %% of %.0f GFLOP/s\n",
-              model.name.c_str(), toString(config.runtime).c_str(),
-              config.compile ? "on" : "off", summary->recompute.c_str(), summary->threads,
-              blasThreads, summary->matmulPath.c_str(),
-              static_cast<long long>(config.steps), 1e3 * summary->stepTimeSeconds,
-              summary->tokensPerSecond, 100.0 * summary->mfu, summary->matmulGflops);
+  std::printf(
+      "engine %s, runtime %s, compile %s, recompute %s, %d threads (BLAS %d), matmul %s, "
+      "%lld steps: median step %.1f ms, %.0f tokens/s, MFU %.1f %% of %.0f GFLOP/s\n",
+      model.name.c_str(), toString(config.runtime).c_str(), config.compile ? "on" : "off",
+      summary->recompute.c_str(), summary->threads, blasThreads, summary->matmulPath.c_str(),
+      static_cast<long long>(config.steps), 1e3 * summary->stepTimeSeconds,
+      summary->tokensPerSecond, 100.0 * summary->mfu, summary->matmulGflops);
   // Every step is observed: op times and the steps' own times are both
   // summed over all of them, the first step's one-time costs included.
   const auto steps = static_cast<double>(config.steps);

@@ -149,25 +149,29 @@ int main(int argc, char** argv) {
   const double peak = tb::perf::median(probes) * 1e9;
   const double engineRate = tb::perf::median(engine.tokensPerSecond);
   const double eagerRate = tb::perf::median(eager.tokensPerSecond);
-  const nlohmann::json result = {
-      {"model", setup.presetName},  {"threads", setup.threads},
-      {"repeats", options.repeats}, {"steps", setup.steps},
-      {"warmup_steps", setup.warmupSteps},
-      {"flops_per_token", flopsPerToken},
-      {"matmul_gflops", peak / 1e9},
-      {"engine", {{"tokens_per_s", engineRate}, {"mfu", engineRate * flopsPerToken / peak},
-                  {"runs", engine.runs}}},
-      {"eager", {{"tokens_per_s", eagerRate}, {"mfu", eagerRate * flopsPerToken / peak},
-                 {"runs", eager.runs}}},
-      {"ratio", engineRate / eagerRate}};
+  const nlohmann::json result = {{"model", setup.presetName},
+                                 {"threads", setup.threads},
+                                 {"repeats", options.repeats},
+                                 {"steps", setup.steps},
+                                 {"warmup_steps", setup.warmupSteps},
+                                 {"flops_per_token", flopsPerToken},
+                                 {"matmul_gflops", peak / 1e9},
+                                 {"engine",
+                                  {{"tokens_per_s", engineRate},
+                                   {"mfu", engineRate * flopsPerToken / peak},
+                                   {"runs", engine.runs}}},
+                                 {"eager",
+                                  {{"tokens_per_s", eagerRate},
+                                   {"mfu", eagerRate * flopsPerToken / peak},
+                                   {"runs", eager.runs}}},
+                                 {"ratio", engineRate / eagerRate}};
   std::printf("| side | tokens/s (median of %d) | MFU | load avg (min-max) |\n|---|---|---|---|\n",
               options.repeats);
   for (const auto& [name, side] : {std::pair{"engine", &engine}, std::pair{"eager", &eager}}) {
     const auto [low, high] = std::minmax_element(side->loads.begin(), side->loads.end());
-    std::printf("| %s | %.1f | %.2f%% | %.2f-%.2f |\n", name,
-                tb::perf::median(side->tokensPerSecond),
-                100.0 * tb::perf::median(side->tokensPerSecond) * flopsPerToken / peak, *low,
-                *high);
+    std::printf(
+        "| %s | %.1f | %.2f%% | %.2f-%.2f |\n", name, tb::perf::median(side->tokensPerSecond),
+        100.0 * tb::perf::median(side->tokensPerSecond) * flopsPerToken / peak, *low, *high);
   }
   std::printf("\nengine / eager = %.3f (matmul probe %.1f GFLOP/s, %d threads)\n",
               engineRate / eagerRate, peak / 1e9, setup.threads);

@@ -30,8 +30,7 @@ Expected<ProcessResult> runChecked(const std::vector<std::string>& argv,
   if (!result) return result.error();
   if (result->timedOut || result->exitCode != 0) {
     return makeError(ErrorKind::Runtime,
-                     argv[0] + " " + argv[1] + " failed (exit " +
-                         std::to_string(result->exitCode) +
+                     argv[0] + " " + argv[1] + " failed (exit " + std::to_string(result->exitCode) +
                          (result->timedOut ? ", timed out" : "") + "): " + result->standardError);
   }
   return result;
@@ -60,13 +59,17 @@ Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
   const std::filesystem::path events = dir.string() + ".events.jsonl";
   SideRun run;
   run.loadBefore = loadAverage();
-  std::vector<std::string> argv{setup.trainbench, "run", "--model", setup.presetName,
-                                "--recompute", "none", "--steps", std::to_string(setup.steps),
-                                "--threads", std::to_string(setup.threads), "--json", "--events",
-                                events.string(), "--run-dir", dir.string()};
+  std::vector<std::string> argv{setup.trainbench, "run",
+                                "--model",        setup.presetName,
+                                "--recompute",    "none",
+                                "--steps",        std::to_string(setup.steps),
+                                "--threads",      std::to_string(setup.threads),
+                                "--json",         "--events",
+                                events.string(),  "--run-dir",
+                                dir.string()};
   if (shape.processes > 1) {
-    argv.insert(argv.end(), {"--nproc-per-node", std::to_string(shape.processes),
-                             "--master-port", "0"});
+    argv.insert(argv.end(),
+                {"--nproc-per-node", std::to_string(shape.processes), "--master-port", "0"});
   }
   argv.insert(argv.end(), shape.engineFlags.begin(), shape.engineFlags.end());
   auto result = runChecked(argv);
@@ -89,8 +92,8 @@ Expected<SideRun> runEngine(const BenchSetup& setup, const std::string& tag,
       if (event.contains("cpu_s")) cpu.push_back(event.at("cpu_s"));
     }
   } catch (const nlohmann::json::exception& error) {
-    return makeError(ErrorKind::Runtime, "unexpected output of trainbench run: " +
-                                             std::string(error.what()));
+    return makeError(ErrorKind::Runtime,
+                     "unexpected output of trainbench run: " + std::string(error.what()));
   }
   std::filesystem::remove_all(dir);
   std::filesystem::remove(events);
@@ -117,19 +120,43 @@ Expected<SideRun> runEager(const BenchSetup& setup, const SideShape& shape) {
     // Static rendezvous on a port of the kernel's choosing is not torchrun
     // 1.13's; --standalone's fixed port is free when nothing else runs.
     // Single-bit --redirects/--tee: its defaults crash on Python 3.11.
-    argv = {setup.torchrun, "--standalone", "--nproc_per_node=" + std::to_string(shape.processes),
-            "--redirects", "2", "--tee", "1",
-            "--log_dir", (std::filesystem::path(setup.scratchDir) / "torchrun-logs").string()};
+    argv = {setup.torchrun,
+            "--standalone",
+            "--nproc_per_node=" + std::to_string(shape.processes),
+            "--redirects",
+            "2",
+            "--tee",
+            "1",
+            "--log_dir",
+            (std::filesystem::path(setup.scratchDir) / "torchrun-logs").string()};
   } else {
     argv = {setup.python};
   }
-  argv.insert(argv.end(),
-      {setup.eagerScript, "--vocab", std::to_string(m.vocab), "--dim",
-       std::to_string(m.dim), "--layers", std::to_string(m.layers), "--heads",
-       std::to_string(m.heads), "--kv-heads", std::to_string(m.kvHeads), "--ffn",
-       std::to_string(m.ffn), "--seq", std::to_string(m.seq), "--batch", std::to_string(m.batch),
-       "--rope-theta", std::to_string(m.ropeTheta), "--steps", std::to_string(setup.steps),
-       "--threads", std::to_string(setup.threads), "--out", report.string()});
+  argv.insert(argv.end(), {setup.eagerScript,
+                           "--vocab",
+                           std::to_string(m.vocab),
+                           "--dim",
+                           std::to_string(m.dim),
+                           "--layers",
+                           std::to_string(m.layers),
+                           "--heads",
+                           std::to_string(m.heads),
+                           "--kv-heads",
+                           std::to_string(m.kvHeads),
+                           "--ffn",
+                           std::to_string(m.ffn),
+                           "--seq",
+                           std::to_string(m.seq),
+                           "--batch",
+                           std::to_string(m.batch),
+                           "--rope-theta",
+                           std::to_string(m.ropeTheta),
+                           "--steps",
+                           std::to_string(setup.steps),
+                           "--threads",
+                           std::to_string(setup.threads),
+                           "--out",
+                           report.string()});
   if (shape.processes > 1) argv.push_back("--ddp");
   // torch.set_num_threads does not reach the pool of Debian's threaded
   // OpenBLAS, which PyTorch's products run on: without this, "1 thread"

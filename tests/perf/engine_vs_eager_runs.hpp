@@ -15,23 +15,23 @@ namespace tb::perf {
 
 /// What both sides are asked to run.
 struct BenchSetup {
-  std::string trainbench;     ///< the `trainbench` binary
-  std::string python;         ///< Debian's python with python3-torch
-  std::string eagerScript;    ///< engine_vs_eager.py
+  std::string trainbench;             ///< the `trainbench` binary
+  std::string python;                 ///< Debian's python with python3-torch
+  std::string eagerScript;            ///< engine_vs_eager.py
   std::string torchrun = "torchrun";  ///< launches the eager side's DDP workers
-  std::string presetName;     ///< passed to `trainbench run --model`
-  model::ModelConfig model;   ///< the preset's shape, passed field by field to Python
+  std::string presetName;             ///< passed to `trainbench run --model`
+  model::ModelConfig model;           ///< the preset's shape, passed field by field to Python
   int steps = 30;
-  int warmupSteps = 5;        ///< leading steps left out of the median
+  int warmupSteps = 5;  ///< leading steps left out of the median
   int threads = 1;
-  std::string scratchDir;     ///< run directories and event files
+  std::string scratchDir;  ///< run directories and event files
 };
 
 /// The measured steps of one run, warm-up already dropped.
 struct SideRun {
   std::vector<double> stepSeconds;
-  double loadBefore = 0.0;     ///< 1-minute load average when it started
-  double matmulGflops = 0.0;   ///< engine only: its in-process probe
+  double loadBefore = 0.0;    ///< 1-minute load average when it started
+  double matmulGflops = 0.0;  ///< engine only: its in-process probe
   double lossFirst = 0.0;
   /// Data-parallel engine runs: each measured step's wait on collectives
   /// after backward (`comm_wait_s` of rank 0's step events).

@@ -58,7 +58,8 @@ std::int64_t megatronLine(std::int64_t i, std::string& out) {
                 "number of nan iterations:   0 |\n",
                 static_cast<long long>(iteration), static_cast<long long>(iteration * 1024),
                 12000.0 + static_cast<double>(i % 97), 800.0 + static_cast<double>(i % 89) * 0.5,
-                10.0 - static_cast<double>(i % 1000) * 1e-3, 1.0 + static_cast<double>(i % 13) * 0.01);
+                10.0 - static_cast<double>(i % 1000) * 1e-3,
+                1.0 + static_cast<double>(i % 13) * 0.01);
   out += line;
   if (i % 50 == 0) {
     out += "[Rank 0] (after " + std::to_string(iteration) +
@@ -72,16 +73,17 @@ std::int64_t megatronLine(std::int64_t i, std::string& out) {
 /// torchtitan's coloured step line of 2025, with rank prefixes.
 std::int64_t torchtitanLine(std::int64_t i, std::string& out) {
   char line[512];
-  std::snprintf(line, sizeof line,
-                "[rank0]:[titan] 2025-06-01 12:00:00,000 - root - INFO - \x1b[31mstep: %lld  "
-                "\x1b[32mloss: %7.4f  \x1b[38;2;180;60;0mgrad_norm: %7.4f  \x1b[33mmemory: "
-                "72.82GiB(91.97%%)  \x1b[34mtps: %s  \x1b[36mtflops: %.2f  \x1b[35mmfu: %.2f%%\x1b[39m\n",
-                static_cast<long long>(i), 9.0 - static_cast<double>(i % 1000) * 1e-3,
-                1.0 + static_cast<double>(i % 11) * 0.01,
-                ("7," + std::to_string(100 + i % 800)).c_str(), 409.0 + static_cast<double>(i % 7),
-                41.0 + static_cast<double>(i % 5) * 0.1);
+  std::snprintf(
+      line, sizeof line,
+      "[rank0]:[titan] 2025-06-01 12:00:00,000 - root - INFO - \x1b[31mstep: %lld  "
+      "\x1b[32mloss: %7.4f  \x1b[38;2;180;60;0mgrad_norm: %7.4f  \x1b[33mmemory: "
+      "72.82GiB(91.97%%)  \x1b[34mtps: %s  \x1b[36mtflops: %.2f  \x1b[35mmfu: %.2f%%\x1b[39m\n",
+      static_cast<long long>(i), 9.0 - static_cast<double>(i % 1000) * 1e-3,
+      1.0 + static_cast<double>(i % 11) * 0.01, ("7," + std::to_string(100 + i % 800)).c_str(),
+      409.0 + static_cast<double>(i % 7), 41.0 + static_cast<double>(i % 5) * 0.1);
   out += line;
-  if (i % 10 == 0) out += "[rank0]:[titan] 2025-06-01 12:00:00,000 - root - INFO - Dumping profiler traces\n";
+  if (i % 10 == 0)
+    out += "[rank0]:[titan] 2025-06-01 12:00:00,000 - root - INFO - Dumping profiler traces\n";
   return 1;
 }
 

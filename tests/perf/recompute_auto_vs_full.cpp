@@ -164,8 +164,9 @@ Run train(const Options& options, const std::string& policy, const std::string& 
 #if TB_HAVE_ENGINE
   if (options.inProcess) return trainInProcess(options, policy, budget);
 #endif
-  std::vector<std::string> argv{options.binary, "run", "--steps", options.steps, "--threads",
-                                options.threads, "--recompute", policy, "--json"};
+  std::vector<std::string> argv{options.binary, "run",       "--steps",
+                                options.steps,  "--threads", options.threads,
+                                "--recompute",  policy,      "--json"};
   argv.insert(argv.end(), options.modelFlags.begin(), options.modelFlags.end());
   if (!budget.empty()) argv.insert(argv.end(), {"--memory-budget", budget});
   tb::ProcessOptions process;
@@ -211,10 +212,11 @@ int main(int argc, char** argv) {
   const Run none = train(options, "none", "");
   const auto budget = static_cast<unsigned long long>(none.peakBytes * options.fraction);
   const std::string budgetText = std::to_string(budget);
-  std::printf("no-recompute: %.0f tokens/s (one run, no budget), peak %.1f MiB; "
-              "budget %.0f %% = %llu bytes (%.1f MiB)\n",
-              none.tokensPerSecond, none.peakBytes / tb::kMiB, options.fraction * 100.0, budget,
-              static_cast<double>(budget) / tb::kMiB);
+  std::printf(
+      "no-recompute: %.0f tokens/s (one run, no budget), peak %.1f MiB; "
+      "budget %.0f %% = %llu bytes (%.1f MiB)\n",
+      none.tokensPerSecond, none.peakBytes / tb::kMiB, options.fraction * 100.0, budget,
+      static_cast<double>(budget) / tb::kMiB);
 
   std::map<std::string, std::vector<Run>> runs;
   std::vector<std::string> policies{"full", "auto"};
@@ -237,8 +239,10 @@ int main(int argc, char** argv) {
       runs[policy].push_back(run);
     }
   }
-  std::printf("\n| --recompute | policy used | tokens/s (median of %d) | peak MiB (max) |\n"
-              "|---|---|---|---|\n", options.repeats);
+  std::printf(
+      "\n| --recompute | policy used | tokens/s (median of %d) | peak MiB (max) |\n"
+      "|---|---|---|---|\n",
+      options.repeats);
   std::map<std::string, double> speed;
   for (const std::string& policy : policies) {
     std::vector<double> rates;
@@ -263,10 +267,11 @@ int main(int argc, char** argv) {
     }
     const double middle = tb::median(pairs);
     const auto [low, high] = medianInterval(pairs);
-    std::printf("%s / %s within each repeat: median %.3fx (95 %% interval %.3fx to %.3fx), "
-                "range %.2fx to %.2fx\n",
-                over, under, middle, low, high, *std::min_element(pairs.begin(), pairs.end()),
-                *std::max_element(pairs.begin(), pairs.end()));
+    std::printf(
+        "%s / %s within each repeat: median %.3fx (95 %% interval %.3fx to %.3fx), "
+        "range %.2fx to %.2fx\n",
+        over, under, middle, low, high, *std::min_element(pairs.begin(), pairs.end()),
+        *std::max_element(pairs.begin(), pairs.end()));
     return middle;
   };
   const double autoOverFull = withinRepeats("auto", "full");

@@ -119,10 +119,9 @@ class AblationChartsTest : public QObject {
     QVERIFY(engine.at(3).low < engine.at(3).value && engine.at(3).value < engine.at(3).high);
     // The cluster chain is divided by its own Base, not by the engine's.
     const auto cluster = barsOf(chart.bars(), QStringLiteral("cluster · llama3-70b"));
-    const double clusterSpeedup = config(results, 3, ResultSource::Cluster, "llama3-70b")
-                                      .throughput.median /
-                                  config(results, 0, ResultSource::Cluster, "llama3-70b")
-                                      .throughput.median;
+    const double clusterSpeedup =
+        config(results, 3, ResultSource::Cluster, "llama3-70b").throughput.median /
+        config(results, 0, ResultSource::Cluster, "llama3-70b").throughput.median;
     QVERIFY(std::abs(cluster.at(3).value - clusterSpeedup) < 1e-12);
   }
 
@@ -213,8 +212,8 @@ class AblationChartsTest : public QObject {
       for (auto point = bars->data()->constBegin(); point != bars->data()->constEnd(); ++point) {
         tallest = std::max(tallest, point->value);
       }
-      const double pixels = bars->valueAxis()->coordToPixel(0.0) -
-                            bars->valueAxis()->coordToPixel(tallest);
+      const double pixels =
+          bars->valueAxis()->coordToPixel(0.0) - bars->valueAxis()->coordToPixel(tallest);
       // Each kind's tallest bar fills most of the plot on its own axis.
       QVERIFY2(pixels > 0.6 * plotHeight, qPrintable(bars->name()));
       ++(engine ? engineBars : clusterBars);
@@ -256,7 +255,7 @@ class AblationChartsTest : public QObject {
     QCOMPARE(chart.yAxis->label(), QStringLiteral("Peak (MiB)"));
     QVERIFY(chart.yAxis->range().upper > 337.0 && chart.yAxis->range().upper < 450.0);
     QCOMPARE(chart.bars().at(0).value, 244.0 / 1024.0);  // bars() stay in GiB
-    QCOMPARE(chart.itemCount(), 4);  // one value per bar, with its unit
+    QCOMPARE(chart.itemCount(), 4);                      // one value per bar, with its unit
     const auto* text = qobject_cast<QCPItemText*>(chart.item(0));
     QVERIFY(text != nullptr);
     QCOMPARE(text->text(), QStringLiteral("244 MiB"));
@@ -328,9 +327,8 @@ class AblationChartsTest : public QObject {
     const QString tip = chart.toolTipAt(longKey->outerRect().center());
     QVERIFY2(tip.contains(longKey->fullText()), qPrintable(tip));
     // A curve's hover names it in full as well.
-    QVERIFY(chart.curveNames().contains(
-        QString::fromStdString("AC2 (cluster · " + results.configurations.back().model +
-                               " · 64 GPUs)")));
+    QVERIFY(chart.curveNames().contains(QString::fromStdString(
+        "AC2 (cluster · " + results.configurations.back().model + " · 64 GPUs)")));
   }
 
   void emptyResultsShowAMessageNotACrash() {
@@ -351,7 +349,8 @@ class AblationChartsTest : public QObject {
     tb::plotting::AblationThroughputChart empty;
     empty.resize(600, 320);
     empty.replot(QCustomPlot::rpImmediateRefresh);
-    QVERIFY2(empty.axisRect()->width() > 450, qPrintable(QString::number(empty.axisRect()->width())));
+    QVERIFY2(empty.axisRect()->width() > 450,
+             qPrintable(QString::number(empty.axisRect()->width())));
     QVERIFY(!empty.legend->visible());
     // With results the legend comes back below the plot, and goes again.
     empty.setResults(engineResults());
@@ -383,7 +382,8 @@ class AblationChartsTest : public QObject {
     QCOMPARE(ticker->ticks().value(2), QStringLiteral("+CompilerOpt"));
     const QFontMetrics metrics(chart.xAxis->tickLabelFont());
     const double share = chart.axisRect()->width() / chart.xAxis->range().size();
-    for (const QString& label : ticker->ticks()) QVERIFY2(metrics.horizontalAdvance(label) < share, qPrintable(label));
+    for (const QString& label : ticker->ticks())
+      QVERIFY2(metrics.horizontalAdvance(label) < share, qPrintable(label));
   }
 
   void darkPaletteRebuildsWithLightText() {

@@ -128,7 +128,6 @@ class AblationLogsPageTest : public QObject, private tb::ui::test::AblationPageF
     QVERIFY(rowOf(*page().tableModel(), "AC2", "cluster") >= 0);
   }
 
-
   void aLogThatCannotBeAnAblationRunIsRefusedNamingIt() {
     // torchtitan without a GPU count: no tokens/s per GPU can be placed.
     importLogsAndWait({logData("torchtitan/torchtitan_2026-01_wandb_grad_norm.log")}, "Base", 0);
@@ -194,9 +193,10 @@ class AblationLogsPageTest : public QObject, private tb::ui::test::AblationPageF
 
     const AblationTableModel& model = *page().tableModel();
     QCOMPARE(model.rowCount(), 10);
-    QVERIFY2(cell(model, rowOf(model, "AC2", "cluster"), AblationTableModel::Throughput)
-                 .contains(QStringLiteral("55,196")),
-             qPrintable(cell(model, rowOf(model, "AC2", "cluster"), AblationTableModel::Throughput)));
+    QVERIFY2(
+        cell(model, rowOf(model, "AC2", "cluster"), AblationTableModel::Throughput)
+            .contains(QStringLiteral("55,196")),
+        qPrintable(cell(model, rowOf(model, "AC2", "cluster"), AblationTableModel::Throughput)));
     // The logs share one series (cluster, unknown model, 8 GPUs): torchtitan's
     // 55,196 tokens/s/gpu over Megatron's 31,975.
     const QString series = QStringLiteral("cluster \u00b7 unknown \u00b7 8 GPUs");

@@ -45,8 +45,7 @@ class AblationPageFixture {
   AblationPage& page() { return *page_; }
 
   template <class T>
-  T* widget(const char* name,
-            const std::source_location& where = std::source_location::current()) {
+  T* widget(const char* name, const std::source_location& where = std::source_location::current()) {
     return child<T>(page_.get(), name, where);
   }
   tb::plotting::AblationThroughputChart* throughputChart() {

@@ -169,8 +169,9 @@ class AblationPageTest : public QObject, private tb::ui::test::AblationPageFixtu
     const QString path = dir.filePath(QStringLiteral("results.json"));
     QVERIFY(tb::bench::saveResults(path.toStdString(), *results).ok());
     QVERIFY(page().addResultsFile(path).ok());
-    QVERIFY2(widget<QLabel>("ablationSummary")->text().contains(
-                 QStringLiteral("<b>\u26a0 partial: 7 of 12 runs completed</b>")),
+    QVERIFY2(widget<QLabel>("ablationSummary")
+                 ->text()
+                 .contains(QStringLiteral("<b>\u26a0 partial: 7 of 12 runs completed</b>")),
              qPrintable(widget<QLabel>("ablationSummary")->text()));
     QVERIFY(widget<QLabel>("ablationSummary")->text().contains(QStringLiteral("small")));
     // A complete file carries no such note.
@@ -201,9 +202,10 @@ class AblationPageTest : public QObject, private tb::ui::test::AblationPageFixtu
     const QString path = dir.filePath(QStringLiteral("runs.csv"));
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("label,model,gpus,tokens_per_s_per_gpu\n"
-               "Base,llama3-8b,8,3100\n"
-               "AC2,llama3-8b,eight,3400\n");
+    file.write(
+        "label,model,gpus,tokens_per_s_per_gpu\n"
+        "Base,llama3-8b,8,3100\n"
+        "AC2,llama3-8b,eight,3400\n");
     file.close();
     const tb::Status imported = page().importClusterFile(path);
     QVERIFY(!imported.ok());
@@ -439,8 +441,8 @@ class AblationPageTest : public QObject, private tb::ui::test::AblationPageFixtu
     QVERIFY2(!outcome.resultsPath.isEmpty(), qPrintable(outcome.stderrTail));
     // The finished runs were loaded: at least Base's first one, never all 80.
     QCOMPARE(page().sourceModel()->rowCount(), 1);
-    const tb::bench::ConfigurationResult* base = tb::bench::findConfiguration(
-        page().results(), "Base", tb::bench::ResultSource::Engine);
+    const tb::bench::ConfigurationResult* base =
+        tb::bench::findConfiguration(page().results(), "Base", tb::bench::ResultSource::Engine);
     QVERIFY(base != nullptr);
     QVERIFY(!base->runs.empty() && base->runs.size() < 20);
     QVERIFY(!page().results().complete);

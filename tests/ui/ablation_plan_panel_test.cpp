@@ -65,14 +65,14 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
   void writePlan() {
     plan_ = QDir(scratch_.path()).filePath(QString::fromLatin1(QTest::currentTestFunction()));
     QProcess planner;
-    planner.start(QStringLiteral(TB_TRAINBENCH_BINARY),
-                  {QStringLiteral("ablation"), QStringLiteral("plan"), QStringLiteral("--image"),
-                   QStringLiteral("25.09"), QStringLiteral("--scheduler"),
-                   QStringLiteral("torchrun"), QStringLiteral("--gpus"), QStringLiteral("2"),
-                   QStringLiteral("--repeats"), QStringLiteral("1"), QStringLiteral("--model"),
-                   QStringLiteral("tiny"), QStringLiteral("--steps"), QStringLiteral("200"),
-                   QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--out"),
-                   plan_});
+    planner.start(
+        QStringLiteral(TB_TRAINBENCH_BINARY),
+        {QStringLiteral("ablation"), QStringLiteral("plan"), QStringLiteral("--image"),
+         QStringLiteral("25.09"), QStringLiteral("--scheduler"), QStringLiteral("torchrun"),
+         QStringLiteral("--gpus"), QStringLiteral("2"), QStringLiteral("--repeats"),
+         QStringLiteral("1"), QStringLiteral("--model"), QStringLiteral("tiny"),
+         QStringLiteral("--steps"), QStringLiteral("200"), QStringLiteral("--device"),
+         QStringLiteral("cpu"), QStringLiteral("--out"), plan_});
     QVERIFY(planner.waitForFinished(60000));
     QCOMPARE(planner.exitCode(), 0);
   }
@@ -81,11 +81,12 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
   // needs single-bit redirects (docs/CLUSTER.md).
   void startSubmit() {
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("PATH"),
-                       trainbenchDir() + QLatin1Char(':') + environment.value(QStringLiteral("PATH")));
+    environment.insert(QStringLiteral("PATH"), trainbenchDir() + QLatin1Char(':') +
+                                                   environment.value(QStringLiteral("PATH")));
     environment.insert(QStringLiteral("PET_REDIRECTS"), QStringLiteral("2"));
     environment.insert(QStringLiteral("PET_TEE"), QStringLiteral("1"));
-    environment.insert(QStringLiteral("PET_LOG_DIR"), QDir(scratch_.path()).filePath(QStringLiteral("torchrun")));
+    environment.insert(QStringLiteral("PET_LOG_DIR"),
+                       QDir(scratch_.path()).filePath(QStringLiteral("torchrun")));
     environment.insert(QStringLiteral("PET_MASTER_PORT"), QString::number(freeLoopbackPort()));
     environment.insert(QStringLiteral("OMP_NUM_THREADS"), QStringLiteral("1"));
     submit_.setProcessEnvironment(environment);
@@ -193,7 +194,9 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
     widget<QPushButton>("ablationPlanCollect")->click();
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
     QCOMPARE(finished.at(1).at(0).toBool(), false);
-    QVERIFY2(widget<QLabel>("ablationPlanStatus")->text().contains(QLatin1String("no job of the plan has completed yet")),
+    QVERIFY2(widget<QLabel>("ablationPlanStatus")
+                 ->text()
+                 .contains(QLatin1String("no job of the plan has completed yet")),
              qPrintable(widget<QLabel>("ablationPlanStatus")->text()));
     QVERIFY(!QFileInfo::exists(QDir(plan_).filePath(QStringLiteral("results.json"))));
     QVERIFY(page().results().configurations.empty());

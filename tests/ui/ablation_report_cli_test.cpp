@@ -78,12 +78,11 @@ class AblationReportCliTest : public QObject {
   void htmlReportEmbedsSvgChartsWithoutADisplay() {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("report.html"));
-    const Run run = runTrainbench({QStringLiteral("report"), QStringLiteral("--in"),
-                                   kData + QStringLiteral("results-fixture.json"),
-                                   QStringLiteral("--import"),
-                                   kData + QStringLiteral("cluster-good.csv"),
-                                   QStringLiteral("--format"), QStringLiteral("html"),
-                                   QStringLiteral("--out"), out, QStringLiteral("--json")});
+    const Run run = runTrainbench(
+        {QStringLiteral("report"), QStringLiteral("--in"),
+         kData + QStringLiteral("results-fixture.json"), QStringLiteral("--import"),
+         kData + QStringLiteral("cluster-good.csv"), QStringLiteral("--format"),
+         QStringLiteral("html"), QStringLiteral("--out"), out, QStringLiteral("--json")});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY2(run.out.contains("\"charts\": 4"), run.out.constData());
     const QByteArray html = readAll(out);
@@ -105,8 +104,8 @@ class AblationReportCliTest : public QObject {
     const QString in = editedFixture(dir, QStringLiteral("nothing.json"),
                                      [](auto& results) { results.configurations.clear(); });
     const QString out = dir.filePath(QStringLiteral("report.html"));
-    const Run run = runTrainbench({QStringLiteral("report"), QStringLiteral("--in"), in,
-                                   QStringLiteral("--out"), out});
+    const Run run = runTrainbench(
+        {QStringLiteral("report"), QStringLiteral("--in"), in, QStringLiteral("--out"), out});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QByteArray note = "No charts: these results hold nothing to chart.";
     QVERIFY2(run.out.contains(note), run.out.constData());
@@ -124,8 +123,8 @@ class AblationReportCliTest : public QObject {
       results.completedRuns = 7;
     });
     const QString out = dir.filePath(QStringLiteral("report.html"));
-    const Run run = runTrainbench({QStringLiteral("report"), QStringLiteral("--in"), in,
-                                   QStringLiteral("--out"), out});
+    const Run run = runTrainbench(
+        {QStringLiteral("report"), QStringLiteral("--in"), in, QStringLiteral("--out"), out});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY2(run.out.contains("The results are partial: 7 of 12 runs completed."),
              run.out.constData());

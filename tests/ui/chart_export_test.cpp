@@ -45,7 +45,8 @@ class ChartExportTest : public QObject {
 
  private Q_SLOTS:
   void darkPaletteGivesDarkTheme() {
-    const auto theme = tb::plotting::themeForPalette(paletteWithBase(QColor(20, 20, 24), Qt::white));
+    const auto theme =
+        tb::plotting::themeForPalette(paletteWithBase(QColor(20, 20, 24), Qt::white));
     QVERIFY(theme.dark);
     QCOMPARE(theme.foreground, QColor(Qt::white));
     const auto light = tb::plotting::themeForPalette(paletteWithBase(Qt::white, Qt::black));
@@ -64,7 +65,8 @@ class ChartExportTest : public QObject {
 
   void applyThemeColoursTheAxes() {
     QCustomPlot plot;
-    const auto theme = tb::plotting::themeForPalette(paletteWithBase(QColor(10, 10, 10), Qt::white));
+    const auto theme =
+        tb::plotting::themeForPalette(paletteWithBase(QColor(10, 10, 10), Qt::white));
     tb::plotting::applyTheme(plot, theme);
     QCOMPARE(plot.xAxis->tickLabelColor(), theme.foreground);
     QCOMPARE(plot.axisRect()->backgroundBrush().color(), theme.background);

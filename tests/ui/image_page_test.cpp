@@ -159,8 +159,7 @@ class ImagePageTest : public QObject {
     QVERIFY2(banner().subtitleText().contains(QStringLiteral("'57x.1'")),
              qPrintable(banner().subtitleText()));
     QVERIFY(host().input().driverError.contains(QStringLiteral("57x.1")));
-    QCOMPARE(find<QLabel>("driverHint")->text(),
-             QStringLiteral("Not a driver version"));
+    QCOMPARE(find<QLabel>("driverHint")->text(), QStringLiteral("Not a driver version"));
   }
 
   void bannerFollowsEveryKeystroke() {

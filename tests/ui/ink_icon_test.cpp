@@ -28,7 +28,8 @@ bool isColoured(const QString& resource) {
 }
 
 bool near(QColor a, QColor b) {
-  return std::abs(a.red() - b.red()) <= kTolerance && std::abs(a.green() - b.green()) <= kTolerance &&
+  return std::abs(a.red() - b.red()) <= kTolerance &&
+         std::abs(a.green() - b.green()) <= kTolerance &&
          std::abs(a.blue() - b.blue()) <= kTolerance;
 }
 
@@ -108,7 +109,8 @@ class InkIconTest : public QObject {
                               .arg(resource)
                               .arg(inText.lighterThan)));
       if (!resource.endsWith(QLatin1String("filter.svg"))) {
-        QVERIFY2(inText.nearInk > 0, qPrintable(resource + QStringLiteral(": no line in the text colour")));
+        QVERIFY2(inText.nearInk > 0,
+                 qPrintable(resource + QStringLiteral(": no line in the text colour")));
       }
     }
   }

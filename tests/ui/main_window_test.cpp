@@ -89,8 +89,8 @@ class MainWindowTest : public QObject {
   void sidebarListsEveryPageInWorkflowOrder() {
     auto window = makeWindow();
     QCOMPARE(window->sidebarPageIds(), tb::ui::studioPageIds());
-    const QStringList built = {QStringLiteral("image"),  QStringLiteral("optimizations"),
-                               QStringLiteral("memory"), QStringLiteral("runs"),
+    const QStringList built = {QStringLiteral("image"),    QStringLiteral("optimizations"),
+                               QStringLiteral("memory"),   QStringLiteral("runs"),
                                QStringLiteral("ablation"), QStringLiteral("reports")};
     QCOMPARE(window->sidebarPageIds(), built);
     QCOMPARE(window->currentPageId(), QStringLiteral("image"));
@@ -144,9 +144,15 @@ class MainWindowTest : public QObject {
     {
       QSettings stored(tb::ui::organizationName(), tb::ui::applicationName());
       const std::initializer_list<std::pair<const char*, QVariant>> job{
-          {"preset", QStringLiteral("small")}, {"seq", 8192}, {"batch", 1}, {"dp", 1},
-          {"zero", 0}, {"flashAttention", false}, {"dtype", QStringLiteral("fp32")},
-          {"profile", QStringLiteral("engine")}, {"card", tb::ui::customCardName()},
+          {"preset", QStringLiteral("small")},
+          {"seq", 8192},
+          {"batch", 1},
+          {"dp", 1},
+          {"zero", 0},
+          {"flashAttention", false},
+          {"dtype", QStringLiteral("fp32")},
+          {"profile", QStringLiteral("engine")},
+          {"card", tb::ui::customCardName()},
           {"customGiB", 0.5}};
       for (const auto& [name, value] : job) {
         stored.setValue(QStringLiteral("memory/") + QString::fromLatin1(name), value);
@@ -286,7 +292,8 @@ class MainWindowTest : public QObject {
       QVERIFY2(!names.contains(splitter->objectName()), qPrintable(splitter->objectName()));
       names << splitter->objectName();
     }
-    QVERIFY(tb::ui::keys::kWindowSplitters.get().contains(QStringLiteral("ablationColumnsSplitter")));
+    QVERIFY(
+        tb::ui::keys::kWindowSplitters.get().contains(QStringLiteral("ablationColumnsSplitter")));
   }
 
   void readOnlyWindowsWriteNothing() {
@@ -330,7 +337,9 @@ class MainWindowTest : public QObject {
     window->openFiles({unknown});
     QTRY_VERIFY_WITH_TIMEOUT(
         child<QLabel>(window.get(), "ablationMessage")->isVisibleTo(window.get()), 20'000);
-    QVERIFY2(child<QLabel>(window.get(), "ablationMessage")->text().contains(QStringLiteral("notes.bin")),
+    QVERIFY2(child<QLabel>(window.get(), "ablationMessage")
+                 ->text()
+                 .contains(QStringLiteral("notes.bin")),
              qPrintable(child<QLabel>(window.get(), "ablationMessage")->text()));
     QCOMPARE(ablation->sourceModel()->rowCount(), 2);
   }
@@ -357,8 +366,8 @@ class MainWindowTest : public QObject {
       QVERIFY2(QFileInfo::exists(data + QLatin1String(relative)), relative);
       QVERIFY2(tb::ui::openTargetFor(data + QLatin1String(relative)) == target, relative);
     }
-    QVERIFY(tb::ui::openTargetFor(tb::ui::test::testDataFile(QStringLiteral("extra-release.json"))) ==
-            OpenTarget::Catalog);
+    QVERIFY(tb::ui::openTargetFor(tb::ui::test::testDataFile(
+                QStringLiteral("extra-release.json"))) == OpenTarget::Catalog);
   }
 
   void recentFilesAreDeduplicatedCappedAndDropMissingOnes() {
@@ -389,7 +398,8 @@ class MainWindowTest : public QObject {
   }
 
   void openedFilesJoinOpenRecentAcrossWindows() {
-    const QString results = QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/bench/results-fixture.json");
+    const QString results =
+        QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/bench/results-fixture.json");
     {
       auto window = makeWindow();
       window->openFiles({results});
@@ -400,7 +410,8 @@ class MainWindowTest : public QObject {
     Q_EMIT menu->aboutToShow();
     QStringList tips;
     for (const QAction* action : menu->actions()) tips.append(action->statusTip());
-    QVERIFY2(tips.contains(QFileInfo(results).absoluteFilePath()), qPrintable(tips.join(QLatin1Char(','))));
+    QVERIFY2(tips.contains(QFileInfo(results).absoluteFilePath()),
+             qPrintable(tips.join(QLatin1Char(','))));
     // Picking it opens it again, on its page.
     window->showPage(QStringLiteral("image"));
     for (QAction* action : menu->actions()) {
@@ -419,7 +430,8 @@ class MainWindowTest : public QObject {
       action->trigger();
       QCOMPARE(window->currentPageId(), ids.at(row));
     }
-    QCOMPARE(child<QAction>(window.get(), "openAction")->shortcut(), QKeySequence(QKeySequence::Open));
+    QCOMPARE(child<QAction>(window.get(), "openAction")->shortcut(),
+             QKeySequence(QKeySequence::Open));
     QCOMPARE(child<QAction>(window.get(), "documentationAction")->shortcut(),
              QKeySequence(QKeySequence::HelpContents));
   }
@@ -430,7 +442,8 @@ class MainWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     window->showPage(QStringLiteral("image"));
     QMimeData data;
-    data.setUrls({QUrl::fromLocalFile(QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env"))});
+    data.setUrls({QUrl::fromLocalFile(QStringLiteral(TB_REPO_TEST_DATA) +
+                                      QStringLiteral("/config/good.env"))});
     // Qt sends the enter event before the drop, and the drop only where the
     // enter was accepted.
     QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
@@ -440,7 +453,8 @@ class MainWindowTest : public QObject {
     QApplication::sendEvent(window.get(), &drop);
     QCOMPARE(window->currentPageId(), QStringLiteral("optimizations"));
     auto* validation = child<tb::ui::ValidationPanel>(window.get(), "validationPanel");
-    QCOMPARE(validation->files(), QStringList{QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env")});
+    QCOMPARE(validation->files(),
+             QStringList{QStringLiteral(TB_REPO_TEST_DATA) + QStringLiteral("/config/good.env")});
   }
 
   void darkThemePersistsAndReachesTheCharts() {
@@ -454,7 +468,10 @@ class MainWindowTest : public QObject {
       auto* loss = child<tb::plotting::LineChart>(window.get(), "lossChart");
       QTRY_VERIFY(loss->plot().xAxis->labelColor().lightnessF() > 0.6);
       // So does the sidebar, whose shade is its own.
-      QTRY_VERIFY(child<QListWidget>(window.get(), "pageSidebar")->palette().color(QPalette::Base).lightness() < 128);
+      QTRY_VERIFY(child<QListWidget>(window.get(), "pageSidebar")
+                      ->palette()
+                      .color(QPalette::Base)
+                      .lightness() < 128);
     }
     // The next window starts dark, with the choice ticked; following the
     // system again puts the desktop's palette back.
@@ -481,7 +498,9 @@ class MainWindowTest : public QObject {
     child<QAction>(window.get(), "aboutAction")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(
         window->findChild<QMessageBox*>(QStringLiteral("aboutBox")) != nullptr &&
-            window->findChild<QMessageBox*>(QStringLiteral("aboutBox"))->text().contains(QStringLiteral("could not be started")),
+            window->findChild<QMessageBox*>(QStringLiteral("aboutBox"))
+                ->text()
+                .contains(QStringLiteral("could not be started")),
         15'000);
     qunsetenv("TRAINBENCH_BINARY");
   }

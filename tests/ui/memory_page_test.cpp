@@ -125,8 +125,9 @@ class MemoryPageTest : public QObject {
     QVERIFY(breakdownChart()->segmentNames().contains(QStringLiteral("Optimizer state")));
     // The last row is the total, and the hover text of the first segment names it.
     const auto* model = page_->breakdownModel();
-    QCOMPARE(model->data(model->index(model->rowCount() - 1, tb::ui::BreakdownTableModel::Size),
-                         tb::ui::BreakdownTableModel::ValueRole)
+    QCOMPARE(model
+                 ->data(model->index(model->rowCount() - 1, tb::ui::BreakdownTableModel::Size),
+                        tb::ui::BreakdownTableModel::ValueRole)
                  .toDouble(),
              expected);
     const auto* chart = breakdownChart();
@@ -142,7 +143,7 @@ class MemoryPageTest : public QObject {
     QVERIFY(plan->fits);
     const auto* chart = tradeoffChart();
     QCOMPARE(chart->pointCount(), static_cast<int>(plan->curve.size()));
-    QCOMPARE(chart->pointCount(), 33);  // K = 0..32
+    QCOMPARE(chart->pointCount(), 33);              // K = 0..32
     QCOMPARE(page_->curveModel()->rowCount(), 34);  // and selective or the off-curve choice
     for (std::size_t i = 0; i < plan->curve.size(); ++i) {
       QCOMPARE(chart->data().curve.at(static_cast<qsizetype>(i)).peakBytes,
@@ -163,8 +164,7 @@ class MemoryPageTest : public QObject {
       QVERIFY(tb::ui::offCurveChoice(*plan).has_value());
       QVERIFY(chart->data().selectiveRecommended);
       QCOMPARE(chart->data().selectiveName, policy);
-      QCOMPARE(chart->data().selective->peakBytes,
-               static_cast<double>(plan->predictedPeakBytes));
+      QCOMPARE(chart->data().selective->peakBytes, static_cast<double>(plan->predictedPeakBytes));
       QCOMPARE(page_->curveModel()->recommendedRow(), 33);
       QCOMPARE(page_->curveModel()->policyAt(33), policy);
     }
@@ -231,8 +231,7 @@ class MemoryPageTest : public QObject {
     show(in);
     QVERIFY(!page_->view().ok());
     QCOMPARE(summary()->tone(), tb::ui::VerdictTone::Incomplete);
-    QVERIFY2(summary()->detail().contains(QStringLiteral("7")),
-             qPrintable(summary()->detail()));
+    QVERIFY2(summary()->detail().contains(QStringLiteral("7")), qPrintable(summary()->detail()));
     QVERIFY(!useRecommendationButton()->isEnabled());
   }
 
@@ -313,10 +312,11 @@ class MemoryPageTest : public QObject {
     // The policy is torchtitan's own name, and its tool tip says what it means.
     auto* recompute = find<QComboBox>("recomputeBox");
     QCOMPARE(recompute->currentData().toString(), QStringLiteral("torchtitan:op"));
-    QVERIFY2(recompute->itemData(recompute->currentIndex(), Qt::ToolTipRole)
-                 .toString()
-                 .contains(QStringLiteral("wq, wv, w1 and w2")),
-             qPrintable(recompute->itemData(recompute->currentIndex(), Qt::ToolTipRole).toString()));
+    QVERIFY2(
+        recompute->itemData(recompute->currentIndex(), Qt::ToolTipRole)
+            .toString()
+            .contains(QStringLiteral("wq, wv, w1 and w2")),
+        qPrintable(recompute->itemData(recompute->currentIndex(), Qt::ToolTipRole).toString()));
     // Reserved is split into what tensors hold and the allocator's cache.
     const tb::memory::MemoryPrediction& p = page_->view().prediction;
     QVERIFY(p.allocatedBytes < p.totalBytes);

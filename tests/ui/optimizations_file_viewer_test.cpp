@@ -65,8 +65,7 @@ class OptimizationsFileViewerTest : public QObject {
   void gutterIsAsWideAsTheLargestLineNumber() {
     FileViewerDialog viewer;
     viewer.show();
-    viewer.showFile(writeLines(QStringLiteral("short.env"), 5), 3,
-                    tb::config::FileKind::EnvFile);
+    viewer.showFile(writeLines(QStringLiteral("short.env"), 5), 3, tb::config::FileKind::EnvFile);
     LineNumberedView* view = editorOf(viewer);
     const int digit = view->fontMetrics().horizontalAdvance(QLatin1Char('9'));
     const int shortWidth = view->gutterWidth();
@@ -94,8 +93,7 @@ class OptimizationsFileViewerTest : public QObject {
     LineNumberedView* view = editorOf(viewer);
     const QImage gutter = gutterOf(view)->grab().toImage();
     const QRgb background = view->palette().color(QPalette::AlternateBase).rgb();
-    QVERIFY2(nonBackgroundPixels(gutter, background) > 50,
-             "the gutter holds no drawn digits");
+    QVERIFY2(nonBackgroundPixels(gutter, background) > 50, "the gutter holds no drawn digits");
 
     // Scrolled to the finding: line 300 is on screen, line 1 is not.
     QVERIFY(view->verticalScrollBar()->value() > 0);
@@ -106,8 +104,7 @@ class OptimizationsFileViewerTest : public QObject {
   void findingLineStaysMarkedWhileTheCursorMoves() {
     FileViewerDialog viewer;
     viewer.show();
-    viewer.showFile(writeLines(QStringLiteral("bands.env"), 20), 6,
-                    tb::config::FileKind::EnvFile);
+    viewer.showFile(writeLines(QStringLiteral("bands.env"), 20), 6, tb::config::FileKind::EnvFile);
     LineNumberedView* view = editorOf(viewer);
     QCOMPARE(view->markedLine(), 6);
     QCOMPARE(view->currentLine(), 6);
@@ -125,8 +122,7 @@ class OptimizationsFileViewerTest : public QObject {
 
   void aLinePastTheEndMarksNothing() {
     FileViewerDialog viewer;
-    viewer.showFile(writeLines(QStringLiteral("past.env"), 4), 40,
-                    tb::config::FileKind::EnvFile);
+    viewer.showFile(writeLines(QStringLiteral("past.env"), 4), 40, tb::config::FileKind::EnvFile);
     QCOMPARE(viewer.highlightedLine(), 0);
     QCOMPARE(editorOf(viewer)->markedLine(), 0);
     QCOMPARE(bandLines(*editorOf(viewer)), QList<int>{1});  // only the cursor's line

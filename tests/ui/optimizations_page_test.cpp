@@ -84,8 +84,8 @@ class OptimizationsPageTest : public QObject {
 
   QJsonObject deepSpeed() {
     QJsonParseError error{};
-    const QJsonDocument doc = QJsonDocument::fromJson(preview(ArtifactKind::DeepSpeed).toUtf8(),
-                                                      &error);
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(preview(ArtifactKind::DeepSpeed).toUtf8(), &error);
     [&] { QCOMPARE(error.error, QJsonParseError::NoError); }();
     return doc.object();
   }
@@ -184,8 +184,11 @@ class OptimizationsPageTest : public QObject {
     QVERIFY(!toggle("bf16Box")->isEnabled());
     QVERIFY(toggle("gradientCheckpointingBox")->isChecked());
     QVERIFY(!toggle("gradientCheckpointingBox")->isEnabled());
-    QVERIFY(deepSpeed().value(QStringLiteral("bf16")).toObject().value(
-        QStringLiteral("enabled")).toBool());
+    QVERIFY(deepSpeed()
+                .value(QStringLiteral("bf16"))
+                .toObject()
+                .value(QStringLiteral("enabled"))
+                .toBool());
 
     toggle("compileBox")->click();
     QVERIFY(!preview(ArtifactKind::TrainingArgs).contains(QStringLiteral("torch_compile=True")));
@@ -202,7 +205,8 @@ class OptimizationsPageTest : public QObject {
   }
 
   void zeroStageRewritesTheDeepSpeedJson() {
-    QCOMPARE(deepSpeed()[QStringLiteral("zero_optimization")].toObject()[QStringLiteral("stage")]
+    QCOMPARE(deepSpeed()[QStringLiteral("zero_optimization")]
+                 .toObject()[QStringLiteral("stage")]
                  .toInt(),
              3);
     auto* stage = find<QComboBox>("zeroStageCombo");
@@ -233,8 +237,7 @@ class OptimizationsPageTest : public QObject {
     jobName->selectAll();
     QTest::keyClick(jobName, Qt::Key_Delete);
     QVERIFY(artifactPreview().hasProblem());
-    QVERIFY(find<QLabel>("previewProblem")->text().contains(
-        QStringLiteral("job-name")));
+    QVERIFY(find<QLabel>("previewProblem")->text().contains(QStringLiteral("job-name")));
     QCOMPARE(preview(ArtifactKind::Kubernetes), before);
     QTemporaryDir dir;
     QVERIFY(!artifactPreview().saveAllTo(dir.path()));
@@ -279,8 +282,8 @@ class OptimizationsPageTest : public QObject {
                      configData("bad_pip_torch.Dockerfile"), configData("good_ds_zero3.json"),
                      configData("malformed_ds.json")});
     tb::ui::FindingTableModel& model = *validationPanel().model();
-    const int prefetch = findingRow(QStringLiteral("bad_ds_prefetch_number.json"),
-                                    "stage3-prefetch-bucket-size");
+    const int prefetch =
+        findingRow(QStringLiteral("bad_ds_prefetch_number.json"), "stage3-prefetch-bucket-size");
     QVERIFY(prefetch >= 0);
     const tb::config::Finding& finding = model.rows()[static_cast<std::size_t>(prefetch)].finding;
     TB_COMPARE_ENUM(finding.severity, Severity::Error);
@@ -289,8 +292,8 @@ class OptimizationsPageTest : public QObject {
              QStringLiteral("/zero_optimization/stage3_prefetch_bucket_size"));
     const QModelIndex place = model.index(prefetch, tb::ui::FindingTableModel::PlaceColumn);
     QVERIFY(place.data().toString().contains(QStringLiteral("line 6")));
-    QVERIFY(!model.index(prefetch, tb::ui::FindingTableModel::FixColumn).data().toString()
-                 .isEmpty());
+    QVERIFY(
+        !model.index(prefetch, tb::ui::FindingTableModel::FixColumn).data().toString().isEmpty());
 
     const int ifname = findingRow(QStringLiteral("bad_ifname.env"), "nccl-socket-ifname");
     QVERIFY(ifname >= 0);
@@ -313,10 +316,9 @@ class OptimizationsPageTest : public QObject {
     QVERIFY(proxy.rowCount() >= 3);
     QCOMPARE(proxy.index(0, 0).data(tb::ui::FindingTableModel::SeverityRole).toInt(),
              static_cast<int>(Severity::Error));
-    QCOMPARE(proxy.index(proxy.rowCount() - 1, 0)
-                 .data(tb::ui::FindingTableModel::SeverityRole)
-                 .toInt(),
-             static_cast<int>(Severity::Info));
+    QCOMPARE(
+        proxy.index(proxy.rowCount() - 1, 0).data(tb::ui::FindingTableModel::SeverityRole).toInt(),
+        static_cast<int>(Severity::Info));
     auto* filter = find<QComboBox>("severityFilter");
     filter->setCurrentIndex(filter->findData(static_cast<int>(Severity::Error)));
     for (int row = 0; row < proxy.rowCount(); ++row) {
@@ -363,8 +365,7 @@ class OptimizationsPageTest : public QObject {
     QApplication::sendEvent(&panel, &drop);
     QCOMPARE(panel.files(), QStringList{configData("bad_checkpoint_value.env")});
     QVERIFY(finished.wait(20000));
-    QVERIFY(findingRow(QStringLiteral("bad_checkpoint_value.env"), "checkpoint-optimization") >=
-            0);
+    QVERIFY(findingRow(QStringLiteral("bad_checkpoint_value.env"), "checkpoint-optimization") >= 0);
   }
 
   void anUnreadableFileIsAFindingNotACrash() {

@@ -218,8 +218,7 @@ class RegistryPanelTest : public QObject {
       QCOMPARE(index.data(RegistryTagModel::ArchitecturesRole).toStringList(), expected);
     }
     // One chip per architecture: the two-platform row is drawn wider.
-    auto* delegate =
-        tagView(panel_)->itemDelegateForColumn(RegistryTagModel::ArchitecturesColumn);
+    auto* delegate = tagView(panel_)->itemDelegateForColumn(RegistryTagModel::ArchitecturesColumn);
     QVERIFY(qobject_cast<tb::ui::RegistryArchDelegate*>(delegate) != nullptr);
     QStyleOptionViewItem option;
     option.font = tagView(panel_)->font();
@@ -375,9 +374,8 @@ class RegistryPanelTest : public QObject {
     hostCombo(panel_)->setEditText(QStringLiteral("registry.example.com"));
     QVERIFY(!plainHttpBox(panel_)->isChecked());
     QVERIFY(insecureWarning(panel_)->isHidden());
-    const auto refused =
-        tb::ui::makeLookupClient({"registry.example.com", rt::kRepository, std::nullopt, true},
-                                 tb::StopToken{});
+    const auto refused = tb::ui::makeLookupClient(
+        {"registry.example.com", rt::kRepository, std::nullopt, true}, tb::StopToken{});
     QVERIFY(!refused);
     QVERIFY(refused.error().message.find("registry.example.com") != std::string::npos);
   }

@@ -107,8 +107,10 @@ class ReportsPageTest : public QObject {
     while (!reader.atEnd()) reader.readNext();
     QVERIFY2(!reader.hasError(), qPrintable(reader.errorString()));
     // The preview draws the charts as images, not as broken links.
-    const QVariant image = find<QTextBrowser>("reportPreview")->document()->resource(
-        QTextDocument::ImageResource, QUrl(QStringLiteral("tb-chart-1")));
+    const QVariant image =
+        find<QTextBrowser>("reportPreview")
+            ->document()
+            ->resource(QTextDocument::ImageResource, QUrl(QStringLiteral("tb-chart-1")));
     QVERIFY(image.canConvert<QImage>());
     QVERIFY(!image.value<QImage>().isNull());
   }
@@ -116,19 +118,19 @@ class ReportsPageTest : public QObject {
   void textFormatsExportAndParse() {
     page().setAblationResults(fixtureResults());
 
-    const QString markdown = QString::fromUtf8(readAll(exportAs(ReportExportFormat::Markdown,
-                                                                "report.md")));
+    const QString markdown =
+        QString::fromUtf8(readAll(exportAs(ReportExportFormat::Markdown, "report.md")));
     QVERIFY(markdown.startsWith(QStringLiteral("# ")));
     QVERIFY(markdown.contains(QStringLiteral("| Configuration |")));
     QCOMPARE(markdown.count(QStringLiteral("| engine |")), 4);
 
-    const QStringList csv = QString::fromUtf8(readAll(exportAs(ReportExportFormat::Csv,
-                                                               "report.csv")))
-                                .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList csv =
+        QString::fromUtf8(readAll(exportAs(ReportExportFormat::Csv, "report.csv")))
+            .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(csv.size(), 5);
     const QStringList header = csv.first().split(QLatin1Char(','));
-    for (const char* column : {"label", "source", "throughput_median", "speedup_vs_base",
-                               "peak_bytes", "mfu"}) {
+    for (const char* column :
+         {"label", "source", "throughput_median", "speedup_vs_base", "peak_bytes", "mfu"}) {
       QVERIFY2(header.contains(QString::fromLatin1(column)), column);
     }
     const qsizetype speedup = header.indexOf(QStringLiteral("speedup_vs_base"));
@@ -167,8 +169,9 @@ class ReportsPageTest : public QObject {
     QCOMPARE(find<QLineEdit>("reportImageTag")->text(), QStringLiteral("25.11"));
     QCOMPARE(page().reportResults().imageTag, std::string("25.11"));
     page().setFormat(ReportExportFormat::Markdown);
-    QVERIFY(find<QTextBrowser>("reportPreview")->toPlainText().contains(
-        QStringLiteral("Image: `25.11`")));
+    QVERIFY(find<QTextBrowser>("reportPreview")
+                ->toPlainText()
+                .contains(QStringLiteral("Image: `25.11`")));
     QTest::keyClicks(find<QLineEdit>("reportImageTag"), QStringLiteral("-custom"));
     page().setImageTag(QStringLiteral("25.12"));
     QCOMPARE(page().reportResults().imageTag, std::string("25.11-custom"));

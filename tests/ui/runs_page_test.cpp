@@ -46,8 +46,8 @@ namespace {
 constexpr int kRunTimeoutMs = 240'000;
 
 // Macros, not helpers: a QTRY failure must return from the test function itself.
-#define TB_WAIT_FOR_RUN_END()                                                             \
-  QTRY_VERIFY2_WITH_TIMEOUT(page().lastOutcome().has_value() && !page().isRunning(),      \
+#define TB_WAIT_FOR_RUN_END()                                                        \
+  QTRY_VERIFY2_WITH_TIMEOUT(page().lastOutcome().has_value() && !page().isRunning(), \
                             "the run did not end", kRunTimeoutMs)
 #define TB_WAIT_FOR_FIRST_STEP() \
   QTRY_VERIFY_WITH_TIMEOUT(progressBar()->value() > 0 || page().lastOutcome(), kRunTimeoutMs)
@@ -93,8 +93,7 @@ class RunsPageTest : public QObject {
   tb::ui::RunsPage& page() { return *page_; }
 
   template <class T>
-  T* widget(const char* name,
-            const std::source_location& where = std::source_location::current()) {
+  T* widget(const char* name, const std::source_location& where = std::source_location::current()) {
     return tb::ui::test::child<T>(page_.get(), name, where);
   }
   tb::ui::RunForm& form() { return *widget<tb::ui::RunForm>("runForm"); }
@@ -219,7 +218,8 @@ class RunsPageTest : public QObject {
     if (const QString dir = qEnvironmentVariable("TB_RUNS_SCREENSHOT_DIR"); !dir.isEmpty()) {
       widget<QTabWidget>("runsTabs")->setCurrentIndex(1);
       QTest::qWait(300);
-      QVERIFY(page().grab().save(QDir(dir).filePath(QStringLiteral("runs-detail-2-processes.png"))));
+      QVERIFY(
+          page().grab().save(QDir(dir).filePath(QStringLiteral("runs-detail-2-processes.png"))));
     }
   }
 
@@ -278,7 +278,7 @@ class RunsPageTest : public QObject {
     // 20 ms timer wait, which reached 103 ms on the 2-core CI class.
     QVERIFY2(worstLateness < 750,
              qPrintable(QStringLiteral("a 20 ms timer was %1 ms late, %2 ms into the run, "
-                                           "at step %3")
+                                       "at step %3")
                             .arg(worstLateness)
                             .arg(worstAt)
                             .arg(worstStep)));
@@ -341,9 +341,10 @@ class RunsPageTest : public QObject {
 
   void stopIgnoredByTheChildKillsItAfterTheGrace() {
     QTemporaryDir dir;
-    const QString fake = writeFakeTrainbench(dir, "trap '' TERM\n"
-                                                  "echo 'ignoring SIGTERM' >&2\n"
-                                                  "exec sleep 30\n");
+    const QString fake = writeFakeTrainbench(dir,
+                                             "trap '' TERM\n"
+                                             "echo 'ignoring SIGTERM' >&2\n"
+                                             "exec sleep 30\n");
     QVERIFY(!fake.isEmpty());
     qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
     auto* process = tb::ui::test::child<tb::ui::RunProcess>(page_.get(), "runProcess");
@@ -369,10 +370,11 @@ class RunsPageTest : public QObject {
   void endEventWithoutANewlineStillDecidesTheOutcome() {
     QTemporaryDir dir;
     const QString fake = writeFakeTrainbench(
-        dir, "printf '%s' '{\"event\":\"end\",\"elapsed_s\":0.5,\"summary\":{\"status\":\"oom\","
-             "\"message\":\"over the memory budget\",\"steps\":3}}'\n"
-             "printf 'last words' >&2\n"
-             "exit 1\n");
+        dir,
+        "printf '%s' '{\"event\":\"end\",\"elapsed_s\":0.5,\"summary\":{\"status\":\"oom\","
+        "\"message\":\"over the memory budget\",\"steps\":3}}'\n"
+        "printf 'last words' >&2\n"
+        "exit 1\n");
     QVERIFY(!fake.isEmpty());
     qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
     page().startRun();
@@ -388,8 +390,9 @@ class RunsPageTest : public QObject {
   // memory, output that is not events, a line without end (docs/RELIABILITY.md).
   void crashingChildIsFailedWithTheSignal() {
     QTemporaryDir dir;
-    const QString fake = writeFakeTrainbench(dir, "echo 'about to crash' >&2\n"
-                                                  "kill -SEGV $$\n");
+    const QString fake = writeFakeTrainbench(dir,
+                                             "echo 'about to crash' >&2\n"
+                                             "kill -SEGV $$\n");
     QVERIFY(!fake.isEmpty());
     qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
     page().startRun();
@@ -406,8 +409,9 @@ class RunsPageTest : public QObject {
     // MemoryError, exit 1, no summary.
     QTemporaryDir dir;
     const QString fake = writeFakeTrainbench(
-        dir, "ulimit -v 200000\n"
-             "exec python3 -c 'blocks = [bytearray(1 << 24) for _ in range(1 << 10)]'\n");
+        dir,
+        "ulimit -v 200000\n"
+        "exec python3 -c 'blocks = [bytearray(1 << 24) for _ in range(1 << 10)]'\n");
     QVERIFY(!fake.isEmpty());
     qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
     page().startRun();
@@ -425,13 +429,14 @@ class RunsPageTest : public QObject {
     // Half an event, binary junk, a 64 MiB line without end, then the end.
     QTemporaryDir dir;
     const QString fake = writeFakeTrainbench(
-        dir, "echo '{\"event\":\"step\",'\n"
-             "printf '\\001\\377\\376junk\\n'\n"
-             "head -c 67108864 /dev/zero | tr '\\0' '{'\n"
-             "echo\n"
-             "echo '{\"event\":\"end\",\"elapsed_s\":1,\"summary\":{\"status\":\"failed\","
-             "\"message\":\"gave up\",\"steps\":0}}'\n"
-             "exit 1\n");
+        dir,
+        "echo '{\"event\":\"step\",'\n"
+        "printf '\\001\\377\\376junk\\n'\n"
+        "head -c 67108864 /dev/zero | tr '\\0' '{'\n"
+        "echo\n"
+        "echo '{\"event\":\"end\",\"elapsed_s\":1,\"summary\":{\"status\":\"failed\","
+        "\"message\":\"gave up\",\"steps\":0}}'\n"
+        "exit 1\n");
     QVERIFY(!fake.isEmpty());
     qputenv("TRAINBENCH_BINARY", fake.toLocal8Bit());
     page().startRun();

@@ -113,11 +113,11 @@ void clearStudioSettings() {
 
 void failMissingChild(const QObject* root, const char* name, const char* type,
                       const std::source_location& where) {
-  const QString under = root == nullptr ? QStringLiteral("a null root")
-                                        : QStringLiteral("%1 \"%2\"")
-                                              .arg(QString::fromLatin1(
-                                                       root->metaObject()->className()),
-                                                   root->objectName());
+  const QString under =
+      root == nullptr
+          ? QStringLiteral("a null root")
+          : QStringLiteral("%1 \"%2\"")
+                .arg(QString::fromLatin1(root->metaObject()->className()), root->objectName());
   const QByteArray message = QStringLiteral("no %1 named \"%2\" under %3")
                                  .arg(QString::fromLatin1(type), QString::fromLatin1(name), under)
                                  .toUtf8();

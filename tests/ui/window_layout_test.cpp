@@ -46,8 +46,9 @@ class WindowLayoutTest : public QObject {
     // may need to scroll sideways: a table cut off at the right is a page
     // nobody can read whole.
     const int overflow = scroll->widget()->minimumSizeHint().width() - scroll->viewport()->width();
-    QVERIFY2(overflow <= 0,
-             qPrintable(QStringLiteral("the %1 page needs %2 px more width").arg(id).arg(overflow)));
+    QVERIFY2(
+        overflow <= 0,
+        qPrintable(QStringLiteral("the %1 page needs %2 px more width").arg(id).arg(overflow)));
     QTest::qWait(100);  // the page's splitters lay out once it is shown
     // Nor may a form inside it: the Runs form's column once cut its combo
     // boxes and its Browse button ("Bro") behind a sideways scroll bar.
@@ -62,13 +63,14 @@ class WindowLayoutTest : public QObject {
         if (!input || !field->isVisible()) continue;
         form = true;
         const int right = field->mapTo(inner->viewport(), QPoint(field->width(), 0)).x();
-        QVERIFY2(right <= room, qPrintable(QStringLiteral("%1: %2 ends at %3, past the %4 px it has "
-                                                          "(the form: %5 px, at least %6)")
-                                               .arg(id, field->objectName())
-                                               .arg(right)
-                                               .arg(room)
-                                               .arg(inner->widget()->width())
-                                               .arg(inner->widget()->minimumSizeHint().width())));
+        QVERIFY2(right <= room,
+                 qPrintable(QStringLiteral("%1: %2 ends at %3, past the %4 px it has "
+                                           "(the form: %5 px, at least %6)")
+                                .arg(id, field->objectName())
+                                .arg(right)
+                                .arg(room)
+                                .arg(inner->widget()->width())
+                                .arg(inner->widget()->minimumSizeHint().width())));
       }
       QVERIFY2(!form || !inner->horizontalScrollBar()->isVisible(),
                qPrintable(id + QStringLiteral(": a form scrolls sideways")));
@@ -107,11 +109,13 @@ class WindowLayoutTest : public QObject {
     QTest::addColumn<QSize>("size");
     QTest::addColumn<bool>("withData");
     QTest::addColumn<bool>("dark");
-    for (const auto& [name, size] : {std::pair{"1280x800", QSize(1280, 800)},
-                                     std::pair{"default", MainWindow::kDefaultSize},
-                                     std::pair{"1920x1080", QSize(1920, 1080)}}) {
-      QTest::newRow(qPrintable(QStringLiteral("%1-empty").arg(QLatin1String(name)))) << size << false << false;
-      QTest::newRow(qPrintable(QStringLiteral("%1-data").arg(QLatin1String(name)))) << size << true << false;
+    for (const auto& [name, size] :
+         {std::pair{"1280x800", QSize(1280, 800)}, std::pair{"default", MainWindow::kDefaultSize},
+          std::pair{"1920x1080", QSize(1920, 1080)}}) {
+      QTest::newRow(qPrintable(QStringLiteral("%1-empty").arg(QLatin1String(name))))
+          << size << false << false;
+      QTest::newRow(qPrintable(QStringLiteral("%1-data").arg(QLatin1String(name))))
+          << size << true << false;
     }
     // Every page in the dark theme too, as View > Theme sets it.
     QTest::newRow("default-empty-dark") << MainWindow::kDefaultSize << false << true;
@@ -129,9 +133,10 @@ class WindowLayoutTest : public QObject {
       // its row (the file does not say), as the page restores it: beside the
       // Megatron log opened below, two formats next to the engine's runs.
       QSettings stored(tb::ui::organizationName(), tb::ui::applicationName());
-      stored.setValue(tb::ui::keys::kAblationLogs.key(),
-                      QStringList{QStringLiteral("AC2\t8\t") + data +
-                                  QStringLiteral("/logs/torchtitan/torchtitan_2026-01_wandb_grad_norm.log")});
+      stored.setValue(
+          tb::ui::keys::kAblationLogs.key(),
+          QStringList{QStringLiteral("AC2\t8\t") + data +
+                      QStringLiteral("/logs/torchtitan/torchtitan_2026-01_wandb_grad_norm.log")});
     }
     qputenv("XDG_DATA_HOME", (withData ? fullStore_ : emptyStore_).path().toLocal8Bit());
     tb::ui::MainWindowOptions options;

@@ -33,9 +33,10 @@ AblationLogImport::AblationLogImport(QWidget* parent)
   setObjectName(QStringLiteral("ablationLogImport"));
   button_ = new QPushButton(tr("Import log\u2026"));
   button_->setObjectName(QStringLiteral("ablationImportLog"));
-  button_->setToolTip(tr("Logs real training runs wrote: Hugging Face Trainer, Megatron-LM, "
-                         "DeepSpeed, torchtitan, NeMo/Lightning, MLPerf, TensorBoard (the "
-                         "format is read from the content; a folder can be dropped here)"));
+  button_->setToolTip(
+      tr("Logs real training runs wrote: Hugging Face Trainer, Megatron-LM, "
+         "DeepSpeed, torchtitan, NeMo/Lightning, MLPerf, TensorBoard (the "
+         "format is read from the content; a folder can be dropped here)"));
   label_ = new QComboBox;
   label_->setObjectName(QStringLiteral("ablationLogLabel"));
   for (const tb::bench::AblationStep step : tb::bench::kAblationSteps) {
@@ -46,8 +47,9 @@ AblationLogImport::AblationLogImport(QWidget* parent)
   gpus_->setObjectName(QStringLiteral("ablationLogGpus"));
   gpus_->setRange(0, 1'000'000);
   gpus_->setSpecialValueText(tr("from file"));
-  gpus_->setToolTip(tr("GPUs of the job, for logs that do not say (Megatron without its "
-                       "argument dump, torchtitan, the Trainer)"));
+  gpus_->setToolTip(
+      tr("GPUs of the job, for logs that do not say (Megatron without its "
+         "argument dump, torchtitan, the Trainer)"));
 
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);

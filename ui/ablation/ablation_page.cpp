@@ -245,8 +245,9 @@ QWidget* AblationPage::buildResultsPanel() {
   normalised_ = new QCheckBox(tr("Throughput normalised to Base"));
   normalised_->setObjectName(QStringLiteral("ablationNormalised"));
   normalised_->setChecked(true);
-  normalised_->setToolTip(tr("Off: absolute throughput (tokens/s; cluster units on the right "
-                             "axis)"));
+  normalised_->setToolTip(
+      tr("Off: absolute throughput (tokens/s; cluster units on the right "
+         "axis)"));
 
   throughput_ = new tb::plotting::AblationThroughputChart;
   throughput_->setObjectName(QStringLiteral("ablationThroughputChart"));
@@ -343,8 +344,7 @@ void AblationPage::openPlanFolder(const QString& folder) {
 
 void AblationPage::onLogImported(const LogImportRequest& request,
                                  const tb::logs::ImportedLog& log) {
-  if (tb::Status added = sources_->addLog(request.path, log, request.label, request.gpus);
-      !added) {
+  if (tb::Status added = sources_->addLog(request.path, log, request.label, request.gpus); !added) {
     showMessage(tr("Not loaded: %1").arg(toQString(added.error().message)), true);
     return;
   }
@@ -361,9 +361,9 @@ void AblationPage::onSelectionChanged() {
   const int row = selectedRow();
   remove_->setEnabled(row >= 0);
   const auto& sources = sources_->sources();
-  const AblationSource* source =
-      row >= 0 && row < static_cast<int>(sources.size()) ? &sources[static_cast<std::size_t>(row)]
-                                                         : nullptr;
+  const AblationSource* source = row >= 0 && row < static_cast<int>(sources.size())
+                                     ? &sources[static_cast<std::size_t>(row)]
+                                     : nullptr;
   if (source == nullptr || !source->log) {
     details_->setVisible(false);
     return;

@@ -89,10 +89,12 @@ AblationPlanPanel::AblationPlanPanel(QWidget* parent)
   jobs_->setSelectionBehavior(QAbstractItemView::SelectRows);
   jobs_->setMinimumHeight(150);
   refresh_->setObjectName(QStringLiteral("ablationPlanRefresh"));
-  refresh_->setToolTip(tr("trainbench ablation status: each job by its files and by the scheduler"));
+  refresh_->setToolTip(
+      tr("trainbench ablation status: each job by its files and by the scheduler"));
   collect_->setObjectName(QStringLiteral("ablationPlanCollect"));
-  collect_->setToolTip(tr("trainbench ablation collect: the completed jobs into results.json "
-                          "and report.html, shown here"));
+  collect_->setToolTip(
+      tr("trainbench ablation collect: the completed jobs into results.json "
+         "and report.html, shown here"));
   cancel_->setObjectName(QStringLiteral("ablationPlanCancel"));
   cancel_->setEnabled(false);
 
@@ -123,7 +125,8 @@ void AblationPlanPanel::openFolder(const QString& folder) {
   if (isBusy()) cancel();
   folder_ = folder;
   jobs_->setRowCount(0);
-  title_->setText(tr("<b>Cluster plan</b> %1").arg(QDir::toNativeSeparators(folder).toHtmlEscaped()));
+  title_->setText(
+      tr("<b>Cluster plan</b> %1").arg(QDir::toNativeSeparators(folder).toHtmlEscaped()));
   setVisible(true);
   const QString collected = QDir(folder).filePath(QStringLiteral("results.json"));
   if (QFileInfo::exists(collected)) Q_EMIT resultsWritten(collected);
@@ -201,7 +204,8 @@ void AblationPlanPanel::showJobs(const QJsonArray& jobs) {
     const QString state = job.value(QStringLiteral("state")).toString();
     const QString scheduler = job.value(QStringLiteral("scheduler_state")).toString();
     jobs_->setItem(row, kConfiguration, item(job.value(QStringLiteral("label")).toString()));
-    jobs_->setItem(row, kRepeat, item(QString::number(job.value(QStringLiteral("repeat")).toInt())));
+    jobs_->setItem(row, kRepeat,
+                   item(QString::number(job.value(QStringLiteral("repeat")).toInt())));
     QTableWidgetItem* stateItem = item(state);
     stateItem->setForeground(stateColor(state));
     jobs_->setItem(row, kState, stateItem);
@@ -209,7 +213,8 @@ void AblationPlanPanel::showJobs(const QJsonArray& jobs) {
     jobs_->setItem(row, kStep, item(stepText(job)));
     const QString reason = job.value(QStringLiteral("reason")).toString();
     for (int column = 0; column < kColumns; ++column) {
-      jobs_->item(row, column)->setToolTip(reason.isEmpty() ? state : state + QStringLiteral(": ") + reason);
+      jobs_->item(row, column)
+          ->setToolTip(reason.isEmpty() ? state : state + QStringLiteral(": ") + reason);
     }
   }
   jobs_->resizeColumnsToContents();

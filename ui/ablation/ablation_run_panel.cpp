@@ -78,16 +78,19 @@ AblationRunPanel::AblationRunPanel(QWidget* parent)
   repeats_->setObjectName(QStringLiteral("ablationRepeats"));
   repeats_->setRange(1, 20);
   repeats_->setValue(3);
-  repeats_->setToolTip(tr("Runs per configuration, interleaved Base, AC2, +CompilerOpt, "
-                          "+CkptOpt, then again, so drift of the machine hits all alike"));
+  repeats_->setToolTip(
+      tr("Runs per configuration, interleaved Base, AC2, +CompilerOpt, "
+         "+CkptOpt, then again, so drift of the machine hits all alike"));
   steps_->setObjectName(QStringLiteral("ablationSteps"));
   steps_->setRange(2, 100000);
   steps_->setValue(20);
-  steps_->setToolTip(tr("Training steps per run; the first ones are warm-up and are not "
-                        "measured"));
+  steps_->setToolTip(
+      tr("Training steps per run; the first ones are warm-up and are not "
+         "measured"));
   run_->setObjectName(QStringLiteral("ablationRun"));
-  run_->setToolTip(tr("Runs `trainbench benchmark --ablation`: each configuration in a fresh "
-                      "child process; the results are loaded when it ends"));
+  run_->setToolTip(
+      tr("Runs `trainbench benchmark --ablation`: each configuration in a fresh "
+         "child process; the results are loaded when it ends"));
   cancel_->setObjectName(QStringLiteral("ablationCancel"));
   cancel_->setToolTip(tr("Stops the current run; runs that finished are kept and loaded"));
   cancel_->setEnabled(false);
@@ -254,8 +257,8 @@ void AblationRunPanel::applyRunEnd(const tb::runs::BenchmarkEvent& event) {
   } else if (event.end.message.empty()) {
     status_->setText(tr("%1 ended %2.").arg(runName(run), stateName(state)));
   } else {
-    status_->setText(tr("%1 ended %2: %3")
-                         .arg(runName(run), stateName(state), toQString(event.end.message)));
+    status_->setText(
+        tr("%1 ended %2: %3").arg(runName(run), stateName(state), toQString(event.end.message)));
   }
 }
 
@@ -263,9 +266,8 @@ void AblationRunPanel::applySummary(const tb::runs::BenchmarkSummary& summary) {
   runningIndex_ = -1;
   resetStepBar();
   if (summary.stopped) {
-    status_->setText(tr("Stopped after %1 of %2 runs.")
-                         .arg(summary.finishedRuns)
-                         .arg(progress_->maximum()));
+    status_->setText(
+        tr("Stopped after %1 of %2 runs.").arg(summary.finishedRuns).arg(progress_->maximum()));
   } else if (summary.failedRuns > 0) {
     status_->setText(tr("All runs ended; %1 did not complete.").arg(summary.failedRuns));
   } else {

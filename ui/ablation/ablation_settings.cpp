@@ -35,7 +35,8 @@ void AblationSettings::save(const AblationPageState& state) const {
   keys::kAblationClusterFiles.set(out, state.clusterFiles);
   QStringList logs;
   for (const LogImportRequest& log : state.logs) {
-    logs << log.label + QLatin1Char('\t') + QString::number(log.gpus) + QLatin1Char('\t') + log.path;
+    logs << log.label + QLatin1Char('\t') + QString::number(log.gpus) + QLatin1Char('\t') +
+                log.path;
   }
   keys::kAblationLogs.set(out, logs);
   keys::kAblationLastFolder.set(out, state.lastFolder);
@@ -45,8 +46,6 @@ void AblationSettings::save(const AblationPageState& state) const {
   keys::kAblationSteps.set(out, state.request.steps);
 }
 
-QString defaultBenchmarksFolder() {
-  return toQString(tb::bench::benchmarksDirectory().string());
-}
+QString defaultBenchmarksFolder() { return toQString(tb::bench::benchmarksDirectory().string()); }
 
 }  // namespace tb::ui

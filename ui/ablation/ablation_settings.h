@@ -17,7 +17,7 @@ struct AblationPageState {
   QStringList engineFiles;
   QStringList clusterFiles;
   QList<LogImportRequest> logs;  ///< training logs, each with its label and GPU count
-  QString lastFolder;  ///< where the file dialogs open; empty: the benchmarks folder
+  QString lastFolder;            ///< where the file dialogs open; empty: the benchmarks folder
   bool normalised = true;
   BenchmarkRequest request;
 };

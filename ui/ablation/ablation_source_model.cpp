@@ -81,14 +81,16 @@ tb::Status AblationSourceModel::addFile(const QString& path, AblationSourceKind 
 }
 
 tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLog log,
-                                      const QString& label, int gpusGiven) {
+                                       const QString& label, int gpusGiven) {
   const QString absolute = QFileInfo(path).absoluteFilePath();
   auto results = logResults(log, label);
   if (!results) return results.error();
   // The label as the conversion spelled it (any case in, the canonical out).
   const QString canonical = toQString(results->configurations.front().label);
-  AblationSource source{absolute, AblationSourceKind::TrainingLog, true, std::move(*results),
-                        canonical, gpusGiven, std::move(log)};
+  AblationSource source{absolute,      AblationSourceKind::TrainingLog,
+                        true,          std::move(*results),
+                        canonical,     gpusGiven,
+                        std::move(log)};
   const auto existing = std::find_if(sources_.begin(), sources_.end(),
                                      [&](const AblationSource& s) { return s.path == absolute; });
   if (existing != sources_.end()) {
@@ -157,8 +159,7 @@ tb::bench::AblationResults AblationSourceModel::merged() const {
       merged.configurations = std::move(gathered);
       haveEngine = true;
     }
-    merged.configurations.insert(merged.configurations.end(),
-                                 source.results.configurations.begin(),
+    merged.configurations.insert(merged.configurations.end(), source.results.configurations.begin(),
                                  source.results.configurations.end());
   }
   merged.configurations = tb::bench::inChainOrder(std::move(merged.configurations));
@@ -194,7 +195,8 @@ QVariant AblationSourceModel::data(const QModelIndex& index, int role) const {
     }
     case Kind: return kindName(source);
     case Label:
-      return source.kind == AblationSourceKind::TrainingLog ? source.label : QStringLiteral("\u2014");
+      return source.kind == AblationSourceKind::TrainingLog ? source.label
+                                                            : QStringLiteral("\u2014");
     case Configurations: return static_cast<int>(source.results.configurations.size());
     default: return {};
   }
@@ -224,8 +226,7 @@ Qt::ItemFlags AblationSourceModel::flags(const QModelIndex& index) const {
   return flags;
 }
 
-QVariant AblationSourceModel::headerData(int section, Qt::Orientation orientation,
-                                         int role) const {
+QVariant AblationSourceModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case File: return tr("File");
@@ -258,9 +259,10 @@ AblationSourceKind guessSourceKind(const QString& path) {
 
 QString logDetails(const tb::logs::ImportedLog& log) {
   const tb::runs::ImportedRun& run = log.run;
-  QString text = QCoreApplication::translate("tb::ui::AblationSourceModel", "%1 log \u00b7 %2 records")
-                     .arg(toQString(run.format))
-                     .arg(run.records);
+  QString text =
+      QCoreApplication::translate("tb::ui::AblationSourceModel", "%1 log \u00b7 %2 records")
+          .arg(toQString(run.format))
+          .arg(run.records);
   if (run.firstStep && run.lastStep) {
     text += QCoreApplication::translate("tb::ui::AblationSourceModel", ", steps %1\u2013%2")
                 .arg(*run.firstStep)
@@ -279,8 +281,9 @@ QString logDetails(const tb::logs::ImportedLog& log) {
   if (!log.missing.empty()) {
     QStringList missing;
     for (const std::string& field : log.missing) missing << toQString(field);
-    text += QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 not in the file: %1")
-                .arg(missing.join(QStringLiteral(", ")));
+    text +=
+        QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 not in the file: %1")
+            .arg(missing.join(QStringLiteral(", ")));
   }
   return text;
 }

@@ -46,8 +46,10 @@ QVariant AblationTableModel::data(const QModelIndex& index, int role) const {
           .toInt();
     case Qt::ToolTipRole:
       if (row.failedRuns > 0) {
-        return tr("%n run(s) of this configuration did not finish (oom, failed or "
-                  "interrupted) and are left out of the statistics.", nullptr, row.failedRuns);
+        return tr(
+            "%n run(s) of this configuration did not finish (oom, failed or "
+            "interrupted) and are left out of the statistics.",
+            nullptr, row.failedRuns);
       }
       return {};
     default: return {};
@@ -67,8 +69,7 @@ QVariant AblationTableModel::display(const tb::report::ReportRow& row, int colum
       return tr("%1 [%2\u2013%3] %4")
           .arg(locale.toString(row.throughput.median, 'f', decimals),
                locale.toString(row.throughput.min, 'f', decimals),
-               locale.toString(row.throughput.max, 'f', decimals),
-               toQString(row.throughputUnit));
+               locale.toString(row.throughput.max, 'f', decimals), toQString(row.throughputUnit));
     }
     case Speedup:
       return row.speedupOverBase > 0.0
@@ -101,8 +102,7 @@ QVariant AblationTableModel::sortValue(int rowIndex, int column) const {
   }
 }
 
-QVariant AblationTableModel::headerData(int section, Qt::Orientation orientation,
-                                        int role) const {
+QVariant AblationTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case Configuration: return tr("Configuration");

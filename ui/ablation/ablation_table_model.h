@@ -18,8 +18,17 @@ class AblationTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Configuration, Source, Model, Throughput, Speedup, StepTime, Peak, Mfu,
-                ColumnCount };
+  enum Column {
+    Configuration,
+    Source,
+    Model,
+    Throughput,
+    Speedup,
+    StepTime,
+    Peak,
+    Mfu,
+    ColumnCount
+  };
   /// Raw value for sorting; the configuration column sorts in chain order.
   static constexpr int kSortRole = Qt::UserRole + 1;
 

@@ -22,12 +22,18 @@ constexpr std::chrono::milliseconds kShutdownGrace{3000};
 }  // namespace
 
 QStringList benchmarkArguments(const BenchmarkRequest& request) {
-  return {QStringLiteral("benchmark"),   QStringLiteral("--model"),
-          request.model,                 QStringLiteral("--ablation"),
-          QStringLiteral("--repeats"),   QString::number(request.repeats),
-          QStringLiteral("--steps"),     QString::number(request.steps),
-          QStringLiteral("--out"),       request.outDir,
-          QStringLiteral("--events"),    QStringLiteral("-")};
+  return {QStringLiteral("benchmark"),
+          QStringLiteral("--model"),
+          request.model,
+          QStringLiteral("--ablation"),
+          QStringLiteral("--repeats"),
+          QString::number(request.repeats),
+          QStringLiteral("--steps"),
+          QString::number(request.steps),
+          QStringLiteral("--out"),
+          request.outDir,
+          QStringLiteral("--events"),
+          QStringLiteral("-")};
 }
 
 BenchmarkProcess::BenchmarkProcess(QObject* parent)
@@ -110,7 +116,8 @@ void BenchmarkProcess::onFinished(const ChildExit& ended) {
     }
   } else if (ended.exitCode != 0 && !outcome.cancelled) {
     outcome.message = tr("trainbench benchmark exited with code %1; the runs that finished "
-                         "were kept").arg(ended.exitCode);
+                         "were kept")
+                          .arg(ended.exitCode);
   }
   Q_EMIT finished(outcome);
 }

@@ -41,7 +41,7 @@ struct BenchmarkOutcome {
   /// The results file the events named, else <outDir>/results.json; empty
   /// when neither exists.
   QString resultsPath;
-  QString message;      ///< why it failed; empty on success
+  QString message;  ///< why it failed; empty on success
   QString stderrTail;
 };
 

@@ -223,8 +223,7 @@ void ImagePage::updateVerdict() {
   const HostInput in = hostPanel_->input();
   // A checked registry tag is judged on what its image declares.
   const auto declared = registryPanel_->declaredRelease(in.arch);
-  const tb::catalog::Release* release =
-      declared ? &declared->release : session_.selectedRelease();
+  const tb::catalog::Release* release = declared ? &declared->release : session_.selectedRelease();
   const bool sameClass =
       !in.gpuName.isEmpty() &&
       tb::compat::classifyGpu(toStdString(in.gpuName)) == matrixPanel_->gpuClass();

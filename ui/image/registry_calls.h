@@ -34,7 +34,6 @@ struct RegistryOutcome {
 
 /// Inspects one tag (platforms and image configs).
 [[nodiscard]] RegistryOutcome inspectRegistryTag(const RegistryLookupTarget& target,
-                                                 const QString& tag,
-                                                 const tb::StopToken& cancel);
+                                                 const QString& tag, const tb::StopToken& cancel);
 
 }  // namespace tb::ui

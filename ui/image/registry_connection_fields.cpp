@@ -19,8 +19,7 @@
 namespace tb::ui {
 
 RegistryConnectionFields::RegistryConnectionFields(CatalogSession& session, SettingsAccess access,
-                                                   const QString& keychainService,
-                                                   QWidget* parent)
+                                                   const QString& keychainService, QWidget* parent)
     : QWidget(parent),
       session_(session),
       access_(access),
@@ -155,8 +154,8 @@ void RegistryConnectionFields::remember(const RegistryLookupTarget& worked) {
   SettingsWriter out(access_);
   keys::kRegistryHost.set(out, toQString(worked.host));
   keys::kRegistryRepository.set(out, toQString(worked.repository));
-  keys::kRegistryUser.set(out, worked.credentials ? toQString(worked.credentials->username)
-                                                  : QString());
+  keys::kRegistryUser.set(out,
+                          worked.credentials ? toQString(worked.credentials->username) : QString());
 }
 
 QLabel* makeRegistryNote(QWidget* parent, const QString& objectName) {

@@ -50,8 +50,7 @@ class RegistryConnectionFields : public QWidget {
   void fillEndpoints();
   void restoreRemembered();
   void onHostChanged();
-  void onCredentialsLoaded(const QString& host, const QString& username,
-                           const QString& secret);
+  void onCredentialsLoaded(const QString& host, const QString& username, const QString& secret);
 
   CatalogSession& session_;
   SettingsAccess access_;

@@ -36,14 +36,12 @@ RegistryCredentialStore::RegistryCredentialStore(QString service, QObject* paren
 
 QString RegistryCredentialStore::storageNote() const {
   switch (storage_) {
-    case SecretStorage::Keychain:
-      return tr("The password is stored in the system keychain.");
+    case SecretStorage::Keychain: return tr("The password is stored in the system keychain.");
     case SecretStorage::SessionOnly:
       return tr("No keychain service is available (%1): the password is kept for this session "
                 "only and asked again after a restart.")
           .arg(unavailableReason_);
-    case SecretStorage::Unknown:
-      break;
+    case SecretStorage::Unknown: break;
   }
   return tr("The password goes to the system keychain, never to the settings file.");
 }

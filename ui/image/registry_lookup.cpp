@@ -100,9 +100,10 @@ Expected<std::unique_ptr<tb::registry::RegistryClient>> makeLookupClient(
                                                         tb::registry::makeCurlTransport(transport));
 }
 
-Expected<std::vector<TagPlatforms>> listTagsWithPlatforms(
-    tb::registry::RegistryClient& client, const std::string& repository,
-    const tb::StopToken& cancel, const tb::ProgressFn& progress) {
+Expected<std::vector<TagPlatforms>> listTagsWithPlatforms(tb::registry::RegistryClient& client,
+                                                          const std::string& repository,
+                                                          const tb::StopToken& cancel,
+                                                          const tb::ProgressFn& progress) {
   auto tags = client.listTags(repository);
   if (!tags) return std::move(tags).error();
   std::vector<TagPlatforms> rows;

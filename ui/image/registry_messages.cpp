@@ -32,14 +32,11 @@ QString describeRegistryFailure(const QString& host, const tb::Error& error) {
       return tr("Offline or unreachable: %1 did not answer (%2). The release table and the "
                 "verdict keep using the catalog.")
           .arg(host, reason);
-    case tb::ErrorKind::Cancelled:
-      return tr("Cancelled; nothing was changed.");
-    case tb::ErrorKind::NotFound:
-      return tr("%1 does not have it: %2").arg(host, reason);
+    case tb::ErrorKind::Cancelled: return tr("Cancelled; nothing was changed.");
+    case tb::ErrorKind::NotFound: return tr("%1 does not have it: %2").arg(host, reason);
     case tb::ErrorKind::BadInput:
     case tb::ErrorKind::Parse:
-    case tb::ErrorKind::Runtime:
-      break;
+    case tb::ErrorKind::Runtime: break;
   }
   return tr("%1 refused: %2").arg(host, reason);
 }

@@ -33,8 +33,7 @@ class RegistryPanel : public QGroupBox {
  public:
   /// `access` says whether a working connection may be remembered;
   /// `keychainService` names the keychain entries (tests pass their own).
-  explicit RegistryPanel(CatalogSession& session, SettingsAccess access,
-                         QWidget* parent = nullptr,
+  explicit RegistryPanel(CatalogSession& session, SettingsAccess access, QWidget* parent = nullptr,
                          const QString& keychainService = QStringLiteral("TrainBench Studio"));
 
   /// The checked tag's declaration applied for `arch`, while one is active.

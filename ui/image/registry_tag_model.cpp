@@ -23,12 +23,9 @@ QVariant RegistryTagModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const RegistryTagRow& row = rows_[static_cast<std::size_t>(index.row())];
   switch (role) {
-    case TagRole:
-      return row.tag;
-    case ArchitecturesRole:
-      return row.architectures;
-    case PlatformsKnownRole:
-      return row.platformsKnown;
+    case TagRole: return row.tag;
+    case ArchitecturesRole: return row.architectures;
+    case PlatformsKnownRole: return row.platformsKnown;
     case Qt::DisplayRole:
       if (index.column() == TagColumn) return row.tag;
       return row.platformsKnown ? row.architectures.join(QStringLiteral(", ")) : tr("not read");
@@ -37,8 +34,7 @@ QVariant RegistryTagModel::data(const QModelIndex& index, int role) const {
         return tr("The platforms of this tag were not read; press Check this tag.");
       }
       return {};
-    default:
-      return {};
+    default: return {};
   }
 }
 

@@ -86,8 +86,7 @@ QVariant BreakdownTableModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant BreakdownTableModel::headerData(int section, Qt::Orientation orientation,
-                                         int role) const {
+QVariant BreakdownTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case Term: return tr("Term");

@@ -133,9 +133,9 @@ QWidget* MemoryInputsForm::buildTrainingGroup() {
   recompute_->addItem(tr("full (every layer)"), QStringLiteral("full"));
   // The frameworks' own names, as their job files spell them; the tool tip
   // says what each is taken to mean (tb::memory::recomputeMapping).
-  for (const char* name : {"torchtitan:op", "torchtitan:every:2", "torchtitan:full",
-                           "megatron:selective", "megatron:full:uniform:2",
-                           "deepspeed:checkpointing", "hf:gradient_checkpointing"}) {
+  for (const char* name :
+       {"torchtitan:op", "torchtitan:every:2", "torchtitan:full", "megatron:selective",
+        "megatron:full:uniform:2", "deepspeed:checkpointing", "hf:gradient_checkpointing"}) {
     recompute_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
     recompute_->setItemData(recompute_->count() - 1,
                             QString::fromStdString(tb::memory::recomputeMapping(name)),
@@ -159,8 +159,8 @@ QWidget* MemoryInputsForm::buildTrainingGroup() {
 QWidget* MemoryInputsForm::buildParallelGroup() {
   auto* group = new QGroupBox(tr("Parallelism"), this);
   auto* form = new QFormLayout(group);
-  dp_ = addSpin(form, tr("Data parallel"), "dpSpin", 1, 1 << 20,
-                tr("--dp: ranks ZeRO shards over"));
+  dp_ =
+      addSpin(form, tr("Data parallel"), "dpSpin", 1, 1 << 20, tr("--dp: ranks ZeRO shards over"));
   tp_ = addSpin(form, tr("Tensor parallel"), "tpSpin", 1, 4096, tr("--tp"));
   pp_ = addSpin(form, tr("Pipeline stages"), "ppSpin", 1, 4096, tr("--pp (1F1B schedule)"));
   cp_ = addSpin(form, tr("Context parallel"), "cpSpin", 1, 4096,
@@ -196,19 +196,22 @@ QWidget* MemoryInputsForm::buildTargetGroup() {
   profile_->addItem(tr("FSDP (Trainer, accelerate)"), QStringLiteral("fsdp"));
   profile_->addItem(tr("torchtitan (FSDP2)"), QStringLiteral("torchtitan"));
   profile_->addItem(tr("This engine"), QStringLiteral("engine"));
-  profile_->setToolTip(tr("Cluster profiles predict the caching allocator's peak reserved "
-                          "memory, which decides an out-of-memory"));
+  profile_->setToolTip(
+      tr("Cluster profiles predict the caching allocator's peak reserved "
+         "memory, which decides an out-of-memory"));
   form->addRow(tr("Profile"), profile_);
   runtime_ = new QComboBox(this);
   runtime_->setObjectName(QStringLiteral("runtimeBox"));
   addRuntimeChoices(runtime_);
-  runtime_->setToolTip(tr("This engine's runtime, as on the Runs page: tuned keeps gradients in "
-                          "flat buffers for the whole step and reads K and V in place"));
+  runtime_->setToolTip(
+      tr("This engine's runtime, as on the Runs page: tuned keeps gradients in "
+         "flat buffers for the whole step and reads K and V in place"));
   form->addRow(tr("Runtime"), runtime_);
   compile_ = new QCheckBox(tr("Compiled"), this);
   compile_->setObjectName(QStringLiteral("compileCheck"));
-  compile_->setToolTip(tr("--compile on: this engine's compiled step, or torch.compile of "
-                          "each block under torchtitan"));
+  compile_->setToolTip(
+      tr("--compile on: this engine's compiled step, or torch.compile of "
+         "each block under torchtitan"));
   form->addRow(compile_);
   card_ = new QComboBox(this);
   card_->setObjectName(QStringLiteral("cardBox"));

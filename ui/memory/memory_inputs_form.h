@@ -36,8 +36,8 @@ class MemoryInputsForm : public QWidget {
   QWidget* buildTrainingGroup();
   QWidget* buildParallelGroup();
   QWidget* buildTargetGroup();
-  QSpinBox* addSpin(QFormLayout* form, const QString& label, const char* name, int low,
-                    int high, const QString& tip);
+  QSpinBox* addSpin(QFormLayout* form, const QString& label, const char* name, int low, int high,
+                    const QString& tip);
   void choosePreset(const QString& preset);
   void refreshDerived();
   void changed();

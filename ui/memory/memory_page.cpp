@@ -123,14 +123,16 @@ QWidget* MemoryPage::buildResults() {
   breakdownTable_ = numbersTable(breakdownModel_, "breakdownTable", kTableMinimumWidth, results);
   auto* breakdownBox = new QGroupBox(tr("What one GPU holds at the peak"), results);
   auto* breakdownLayout = new QVBoxLayout(breakdownBox);
-  breakdownLayout->addWidget(side(breakdownChart_, breakdownTable_, breakdownBox, QStringLiteral("memoryBreakdownSplitter")));
+  breakdownLayout->addWidget(side(breakdownChart_, breakdownTable_, breakdownBox,
+                                  QStringLiteral("memoryBreakdownSplitter")));
 
   tradeoffChart_ = new tb::plotting::TradeoffChart(results);
   curveModel_ = new CurveTableModel(this);
   curveTable_ = numbersTable(curveModel_, "curveTable", kTableMinimumWidth, results);
   auto* curveBox = new QGroupBox(tr("Recompute trade-off: memory against step time"), results);
   auto* curveLayout = new QVBoxLayout(curveBox);
-  curveLayout->addWidget(side(tradeoffChart_, curveTable_, curveBox, QStringLiteral("memoryCurveSplitter")));
+  curveLayout->addWidget(
+      side(tradeoffChart_, curveTable_, curveBox, QStringLiteral("memoryCurveSplitter")));
 
   recommendation_ = new QLabel(results);
   recommendation_->setObjectName(QStringLiteral("recommendationLabel"));
@@ -138,8 +140,9 @@ QWidget* MemoryPage::buildResults() {
   recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   useButton_ = new QPushButton(tr("Use this recommendation"), results);
   useButton_->setObjectName(QStringLiteral("useRecommendationButton"));
-  useButton_->setToolTip(tr("Carry the recommended --recompute policy into the run "
-                            "configuration and the image's optimizations"));
+  useButton_->setToolTip(
+      tr("Carry the recommended --recompute policy into the run "
+         "configuration and the image's optimizations"));
   auto* actions = new QHBoxLayout;
   actions->addWidget(recommendation_, 1);
   actions->addWidget(useButton_);
@@ -208,9 +211,8 @@ void MemoryPage::present(const MemoryView& view) {
     recommendation_->setText(tr("Fix the inputs to see a plan."));
   } else if (policy.isEmpty()) {
     const auto smallest = static_cast<double>(view.plan.smallestBudgetBytes);
-    recommendation_->setText(
-        tr("No recompute policy fits; the smallest budget that would is %1.")
-            .arg(formatDataSize(smallest)));
+    recommendation_->setText(tr("No recompute policy fits; the smallest budget that would is %1.")
+                                 .arg(formatDataSize(smallest)));
   } else {
     recommendation_->setText(
         tr("Recommended: <b>--recompute %1</b> \u2014 peak %2 of %3, step time %4 "

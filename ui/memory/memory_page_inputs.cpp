@@ -28,9 +28,9 @@ std::optional<std::int64_t> differing(qint64 value, std::int64_t preset) {
 }  // namespace
 
 const QVector<GpuCard>& gpuCards() {
-  static const QVector<GpuCard> cards = {
-      card("H200 141GB", 143771), card("H100 80GB", 81559), card("A100 80GB", 81920),
-      card("L40S 48GB", 46068),   card("A100 40GB", 40960), card("RTX 4090 24GB", 24564)};
+  static const QVector<GpuCard> cards = {card("H200 141GB", 143771), card("H100 80GB", 81559),
+                                         card("A100 80GB", 81920),   card("L40S 48GB", 46068),
+                                         card("A100 40GB", 40960),   card("RTX 4090 24GB", 24564)};
   return cards;
 }
 

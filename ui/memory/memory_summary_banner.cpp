@@ -47,13 +47,13 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
     const double fullPeak =
         plan.curve.empty() ? peak : static_cast<double>(plan.curve.back().peakBytes);
     present(VerdictTone::Unsupported,
-         tr("Nothing fits on %1 (%2)").arg(view.cardLabel, formatDataSize(budget)),
-         tr("Even full recomputation peaks at %1. The smallest budget that would fit is %2 "
-            "(with the planner's %3 % margin). Shard more (ZeRO-3, more data-parallel ranks, "
-            "tensor or pipeline parallel) or shorten the sequence.")
-             .arg(formatDataSize(fullPeak),
-                  formatDataSize(static_cast<double>(plan.smallestBudgetBytes)))
-             .arg(QString::number(100.0 * plan.margin, 'f', 0)));
+            tr("Nothing fits on %1 (%2)").arg(view.cardLabel, formatDataSize(budget)),
+            tr("Even full recomputation peaks at %1. The smallest budget that would fit is %2 "
+               "(with the planner's %3 % margin). Shard more (ZeRO-3, more data-parallel ranks, "
+               "tensor or pipeline parallel) or shorten the sequence.")
+                .arg(formatDataSize(fullPeak),
+                     formatDataSize(static_cast<double>(plan.smallestBudgetBytes)))
+                .arg(QString::number(100.0 * plan.margin, 'f', 0)));
     return;
   }
   // Cluster profiles predict what the caching allocator reserves; say how
@@ -72,21 +72,21 @@ void MemorySummaryBanner::showView(const MemoryView& view) {
                formatTimeRatio(1.0 + plan.timeOverheadRatio));
   if (peak <= budget * (1.0 - plan.margin)) {
     present(VerdictTone::Supported,
-         tr("Fits: %1 of %2 on %3 (%4 %)")
-             .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
-             .arg(QString::number(100.0 * peak / budget, 'f', 0)),
-         tr("With --recompute %1, peaking at %2.")
-                 .arg(policy, QString::fromStdString(view.prediction.peakPhase)) +
-             split + QLatin1Char(' ') + recommendation);
+            tr("Fits: %1 of %2 on %3 (%4 %)")
+                .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
+                .arg(QString::number(100.0 * peak / budget, 'f', 0)),
+            tr("With --recompute %1, peaking at %2.")
+                    .arg(policy, QString::fromStdString(view.prediction.peakPhase)) +
+                split + QLatin1Char(' ') + recommendation);
     return;
   }
   present(VerdictTone::ForwardCompatible,
-       tr("Over by %1 with --recompute %2")
-           .arg(formatDataSize(peak - budget * (1.0 - plan.margin)), policy),
-       tr("The peak is %1 against %2 on %3 less a %4 % margin. ")
-               .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
-               .arg(QString::number(100.0 * plan.margin, 'f', 0)) +
-           recommendation + split);
+          tr("Over by %1 with --recompute %2")
+              .arg(formatDataSize(peak - budget * (1.0 - plan.margin)), policy),
+          tr("The peak is %1 against %2 on %3 less a %4 % margin. ")
+                  .arg(formatDataSize(peak), formatDataSize(budget), view.cardLabel)
+                  .arg(QString::number(100.0 * plan.margin, 'f', 0)) +
+              recommendation + split);
 }
 
 void MemorySummaryBanner::present(VerdictTone tone, const QString& title, const QString& detail) {

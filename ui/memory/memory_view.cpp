@@ -45,8 +45,8 @@ MemoryView computeMemoryView(const MemoryPageInputs& inputs) {
     return view;
   }
   view.plan = *plan;
-  view.computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                             start).count();
+  view.computeMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return view;
 }
 
@@ -85,8 +85,8 @@ tb::plotting::TradeoffData tradeoffData(const MemoryView& view) {
   const auto offCurve = offCurveChoice(plan);
   const tb::memory::CurvePoint& level = offCurve ? offCurve->point : plan.selective;
   if (!plan.curve.empty()) {
-    data.selective = tb::plotting::TradeoffPoint{-1, static_cast<double>(level.peakBytes),
-                                                 level.timeRatio};
+    data.selective =
+        tb::plotting::TradeoffPoint{-1, static_cast<double>(level.peakBytes), level.timeRatio};
   }
   if (offCurve) data.selectiveName = offCurve->policy;
   if (const auto k = tb::memory::curveK(plan)) data.recommendedK = static_cast<int>(*k);

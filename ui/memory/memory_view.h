@@ -23,8 +23,8 @@ struct MemoryView {
   tb::memory::MemoryPrediction prediction;
   tb::memory::RecomputePlan plan;
   std::uint64_t budgetBytes = 0;
-  QString cardLabel;          ///< "H100 80GB" or "Custom 30 GiB"
-  double computeMs = 0.0;     ///< how long prediction and plan took
+  QString cardLabel;       ///< "H100 80GB" or "Custom 30 GiB"
+  double computeMs = 0.0;  ///< how long prediction and plan took
 
   [[nodiscard]] bool ok() const { return error.isEmpty(); }
 };

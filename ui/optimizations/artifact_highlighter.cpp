@@ -83,13 +83,13 @@ ArtifactHighlighter::ArtifactHighlighter(QTextDocument* document, SyntaxLanguage
       break;
     case SyntaxLanguage::Shell:
     case SyntaxLanguage::Dockerfile:
-      rules_ = {{re(R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=)"), key, 1},
-                {re(R"((?:^|\s)(--?[A-Za-z][\w-]*))"), variable, 1},
-                {re(R"(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\([A-Z_]+\))"), variable, 0},
-                {re(R"(\b(?:docker|torchrun|exec|if|then|fi|set|export|python|pip)\b)"),
-                 keyword, 0},
-                {re(R"("(?:[^"\\]|\\.)*"|'[^']*')"), string, 0},
-                {re(R"((?:^|\s)#.*$)"), comment, 0}};
+      rules_ = {
+          {re(R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=)"), key, 1},
+          {re(R"((?:^|\s)(--?[A-Za-z][\w-]*))"), variable, 1},
+          {re(R"(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\([A-Z_]+\))"), variable, 0},
+          {re(R"(\b(?:docker|torchrun|exec|if|then|fi|set|export|python|pip)\b)"), keyword, 0},
+          {re(R"("(?:[^"\\]|\\.)*"|'[^']*')"), string, 0},
+          {re(R"((?:^|\s)#.*$)"), comment, 0}};
       if (syntax == SyntaxLanguage::Dockerfile) {
         rules_.insert(rules_.begin(),
                       Rule{re(R"(^\s*(?:FROM|RUN|ENV|ARG|COPY|ADD|WORKDIR|ENTRYPOINT|CMD|)"
@@ -98,15 +98,14 @@ ArtifactHighlighter::ArtifactHighlighter(QTextDocument* document, SyntaxLanguage
       }
       break;
     case SyntaxLanguage::Python:
-      rules_ = {{re(R"(\b(?:from|import|def|return|if|else|for|in|True|False|None)\b)"),
-                 keyword, 0},
-                {re(R"(\b([A-Za-z_]\w*)\s*=(?!=))"), key, 1},
-                {re(R"(\b\d+(?:\.\d+)?(?:e-?\d+)?\b)"), number, 0},
-                {re(R"("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"), string, 0},
-                {re(R"(#.*$)"), comment, 0}};
+      rules_ = {
+          {re(R"(\b(?:from|import|def|return|if|else|for|in|True|False|None)\b)"), keyword, 0},
+          {re(R"(\b([A-Za-z_]\w*)\s*=(?!=))"), key, 1},
+          {re(R"(\b\d+(?:\.\d+)?(?:e-?\d+)?\b)"), number, 0},
+          {re(R"("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"), string, 0},
+          {re(R"(#.*$)"), comment, 0}};
       break;
-    case SyntaxLanguage::PlainText:
-      break;
+    case SyntaxLanguage::PlainText: break;
   }
 }
 

@@ -56,9 +56,9 @@ ArtifactPreview::ArtifactPreview(QWidget* parent) : QWidget(parent) {
   problem_ = new QLabel(this);
   problem_->setObjectName(QStringLiteral("previewProblem"));
   problem_->setWordWrap(true);
-  problem_->setStyleSheet(QStringLiteral(
-      "QLabel { background: #fde7e9; color: #8a1c24; border: 1px solid #f1b0b7; "
-      "border-radius: 4px; padding: 6px; }"));
+  problem_->setStyleSheet(
+      QStringLiteral("QLabel { background: #fde7e9; color: #8a1c24; border: 1px solid #f1b0b7; "
+                     "border-radius: 4px; padding: 6px; }"));
   problem_->hide();
 
   copy_ = new QPushButton(inkIcon(QStringLiteral(":/icons/copy.svg")), tr("Copy"), this);
@@ -66,8 +66,9 @@ ArtifactPreview::ArtifactPreview(QWidget* parent) : QWidget(parent) {
   copy_->setToolTip(tr("Copy the file of this tab to the clipboard"));
   save_ = new QPushButton(tr("Save all to folder\u2026"), this);
   save_->setObjectName(QStringLiteral("saveAllButton"));
-  save_->setToolTip(tr("Write every file into one folder; each file is written whole or "
-                       "not at all"));
+  save_->setToolTip(
+      tr("Write every file into one folder; each file is written whole or "
+         "not at all"));
   auto* bar = new QHBoxLayout;
   auto* title = new QLabel(tr("<b>Generated files</b>"), this);
   bar->addWidget(title);

@@ -23,8 +23,7 @@ bool FindingFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sour
 }
 
 bool FindingFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-  const QPartialOrdering order =
-      QVariant::compare(left.data(sortRole()), right.data(sortRole()));
+  const QPartialOrdering order = QVariant::compare(left.data(sortRole()), right.data(sortRole()));
   if (order == QPartialOrdering::Less) return true;
   if (order == QPartialOrdering::Greater) return false;
   // Ties keep findings of one file together and in line order.

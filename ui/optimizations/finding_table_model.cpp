@@ -95,8 +95,7 @@ QVariant FindingTableModel::data(const QModelIndex& index, int role) const {
     if (column == MessageColumn || column == FixColumn) {
       return toQString(column == MessageColumn ? finding.message : finding.fix);
     }
-    return tr("Rule %1; double-click to open the file at this place")
-        .arg(toQString(finding.rule));
+    return tr("Rule %1; double-click to open the file at this place").arg(toQString(finding.rule));
   }
   if (role != Qt::DisplayRole && role != SortRole) return {};
   switch (column) {
@@ -113,8 +112,7 @@ QVariant FindingTableModel::data(const QModelIndex& index, int role) const {
   return {};
 }
 
-QVariant FindingTableModel::headerData(int section, Qt::Orientation orientation,
-                                       int role) const {
+QVariant FindingTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (static_cast<Column>(section)) {
     case SeverityColumn: return tr("Severity");

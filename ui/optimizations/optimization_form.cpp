@@ -149,8 +149,8 @@ QWidget* OptimizationForm::buildWorkloadGroup() {
   auto* form = new QFormLayout(group);
   model_ = new QLineEdit(group);
   model_->setObjectName(QStringLiteral("modelEdit"));
-  model_->setValidator(new QRegularExpressionValidator(
-      QRegularExpression(QStringLiteral("[^\\s\"']+")), model_));
+  model_->setValidator(
+      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[^\\s\"']+")), model_));
   microBatch_ = spin(group, QStringLiteral("microBatchSpin"), 1, 4096);
   gradientAccumulation_ = spin(group, QStringLiteral("gradientAccumulationSpin"), 1, 4096);
   seqLength_ = spin(group, QStringLiteral("seqLengthSpin"), 1, 1 << 20);
@@ -203,8 +203,7 @@ tb::config::ImageConfig OptimizationForm::config() const {
   c.registry = registry_->currentData().toString() == QStringLiteral("vpc")
                    ? tb::config::RegistryKind::Vpc
                    : tb::config::RegistryKind::Public;
-  c.region = toStdString(region_->currentIndex() >= 0 ? region_->currentText()
-                                                      : vpcRegionWanted_);
+  c.region = toStdString(region_->currentIndex() >= 0 ? region_->currentText() : vpcRegionWanted_);
   c.gpusPerPod = gpus_->currentData().toInt();
   c.nodes = nodes_->value();
   c.compilerOptimization = compile_->isChecked();

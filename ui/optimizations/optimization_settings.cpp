@@ -25,8 +25,7 @@ OptimizationChoices OptimizationSettings::load() const {
   c.gpusPerPod = keys::kOptimizationsGpusPerPod.get(c.gpusPerPod);
   c.nodes = keys::kOptimizationsNodes.get(c.nodes);
   c.compilerOptimization = keys::kOptimizationsCompile.get(c.compilerOptimization);
-  c.gradientCheckpointing =
-      keys::kOptimizationsGradientCheckpointing.get(c.gradientCheckpointing);
+  c.gradientCheckpointing = keys::kOptimizationsGradientCheckpointing.get(c.gradientCheckpointing);
   c.checkpointOptimization =
       keys::kOptimizationsCheckpointOptimization.get(c.checkpointOptimization);
   c.bf16 = keys::kOptimizationsBf16.get(c.bf16);
@@ -41,8 +40,7 @@ OptimizationChoices OptimizationSettings::load() const {
   c.seqLength = keys::kOptimizationsSeqLength.get(c.seqLength);
   c.jobName = text(keys::kOptimizationsJobName, c.jobName);
   choices.validationFiles = keys::kOptimizationsValidationFiles.get();
-  const auto tab =
-      tb::config::parseArtifactKind(toStdString(keys::kOptimizationsPreviewTab.get()));
+  const auto tab = tb::config::parseArtifactKind(toStdString(keys::kOptimizationsPreviewTab.get()));
   if (tab) choices.previewTab = *tab;
   return choices;
 }

@@ -152,8 +152,9 @@ void OptimizationsPage::onReleaseChanged() {
   if (!chosen && !catalog.releases.empty()) release = &catalog.releases.back();
   if (release == nullptr) {
     releaseTag_.clear();
-    releaseLabel_->setText(tr("The catalog holds no releases: load one with File > Load "
-                              "Catalog."));
+    releaseLabel_->setText(
+        tr("The catalog holds no releases: load one with File > Load "
+           "Catalog."));
     form_->setVpcRegions({});
     regenerate();
     return;
@@ -197,8 +198,7 @@ void OptimizationsPage::checkGenerated(const tb::config::ResolvedConfig& resolve
     if (!kind) continue;
     ++checked;
     const tb::config::FileReport report =
-        tb::config::validateContent(artifact.fileName, artifact.content, *kind,
-                                    session_.catalog());
+        tb::config::validateContent(artifact.fileName, artifact.content, *kind, session_.catalog());
     for (const tb::config::Finding& finding : report.findings) {
       lines.append(severityMark(finding.severity) + QLatin1Char(' ') +
                    toQString(artifact.fileName) + QStringLiteral(": ") +
@@ -223,8 +223,9 @@ void OptimizationsPage::applyCheckpointRecommendation(bool recompute) {
   if (recompute) {
     config.gradientCheckpointing = true;
     config.checkpointOptimization = true;
-    text = tr("Memory page: the model needs recomputation to fit, so gradient checkpointing "
-              "and checkpoint optimization are on.");
+    text =
+        tr("Memory page: the model needs recomputation to fit, so gradient checkpointing "
+           "and checkpoint optimization are on.");
   } else {
     config.checkpointOptimization = false;
     config.gradientCheckpointing = config.compilerOptimization;

@@ -34,8 +34,9 @@ ValidationPanel::ValidationPanel(CatalogSession& session, QWidget* parent)
 
   auto* add = new QPushButton(tr("Add files\u2026"), this);
   add->setObjectName(QStringLiteral("addFilesButton"));
-  add->setToolTip(tr("DeepSpeed JSON, env files, Kubernetes manifests, Dockerfiles and "
-                     "TrainingArguments scripts"));
+  add->setToolTip(
+      tr("DeepSpeed JSON, env files, Kubernetes manifests, Dockerfiles and "
+         "TrainingArguments scripts"));
   clear_ = new QPushButton(tr("Clear"), this);
   clear_->setObjectName(QStringLiteral("clearFilesButton"));
   severityFilter_ = new QComboBox(this);
@@ -197,8 +198,8 @@ void ValidationPanel::onFinished(const ValidationResult& result) {
                  tr("%n error(s), ", nullptr, errors) + tr("%n warning(s), ", nullptr, warnings) +
                  tr("%n note(s).", nullptr, infos);
   if (!result.cleanFiles.isEmpty()) {
-    text += QLatin1Char(' ') + tr("No findings in %1.").arg(result.cleanFiles.join(
-                                   QStringLiteral(", ")));
+    text += QLatin1Char(' ') +
+            tr("No findings in %1.").arg(result.cleanFiles.join(QStringLiteral(", ")));
   }
   if (result.cancelled) text += QLatin1Char(' ') + tr("Cancelled before the last files.");
   if (!result.rows.empty()) text += QLatin1Char(' ') + tr("Double-click a finding to see it.");
@@ -211,10 +212,10 @@ void ValidationPanel::openFinding(const QModelIndex& proxyIndex) {
   if (!proxyIndex.isValid()) return;
   const QModelIndex index = proxyIndex.siblingAtColumn(0);
   if (viewer_ == nullptr) viewer_ = new FileViewerDialog(this);
-  viewer_->showFile(index.data(FindingTableModel::FilePathRole).toString(),
-                    index.data(FindingTableModel::LineRole).toInt(),
-                    static_cast<tb::config::FileKind>(
-                        index.data(FindingTableModel::FileKindRole).toInt()));
+  viewer_->showFile(
+      index.data(FindingTableModel::FilePathRole).toString(),
+      index.data(FindingTableModel::LineRole).toInt(),
+      static_cast<tb::config::FileKind>(index.data(FindingTableModel::FileKindRole).toInt()));
   viewer_->show();
   viewer_->raise();
 }

@@ -127,8 +127,7 @@ void setReportHtml(QTextDocument& document, const QString& html) {
 }
 
 tb::Status exportReport(const QString& path, const tb::bench::AblationResults& results,
-                        ReportExportFormat format,
-                        const tb::report::ReportCharts& charts) {
+                        ReportExportFormat format, const tb::report::ReportCharts& charts) {
   if (format == ReportExportFormat::Pdf) {
     return writePdf(path, renderReportText(results, ReportExportFormat::Html, charts));
   }

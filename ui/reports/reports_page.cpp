@@ -69,8 +69,9 @@ QWidget* ReportsPage::buildControls() {
   }
   imageTag_ = new QLineEdit;
   imageTag_->setObjectName(QStringLiteral("reportImageTag"));
-  imageTag_->setToolTip(tr("The image release the report is about; filled from the "
-                           "Optimizations page, else from the results"));
+  imageTag_->setToolTip(
+      tr("The image release the report is about; filled from the "
+         "Optimizations page, else from the results"));
   imageNote_ = new QLabel;
   imageNote_->setObjectName(QStringLiteral("reportImageNote"));
   imageNote_->setWordWrap(true);
@@ -212,17 +213,16 @@ void ReportsPage::updateImageNote() {
 }
 
 void ReportsPage::chooseFile() {
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Report From Results"), defaultBenchmarksFolder(),
-      tr("Results (results.json *.json);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Report From Results"), defaultBenchmarksFolder(),
+                                   tr("Results (results.json *.json);;All files (*)"));
   if (!path.isEmpty()) (void)loadResultsFile(path);
 }
 
 void ReportsPage::chooseExportPath() {
-  const QString folder =
-      lastExportFolder_.isEmpty()
-          ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
-          : lastExportFolder_;
+  const QString folder = lastExportFolder_.isEmpty()
+                             ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                             : lastExportFolder_;
   const QString suffix = fileSuffix(format());
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export Report"), QDir(folder).filePath(QStringLiteral("ablation-report.") + suffix),
@@ -243,8 +243,7 @@ tb::Status ReportsPage::exportTo(const QString& path) {
     showStatus(tr("Not exported: %1").arg(toQString(written.error().message)), true);
     return written;
   }
-  showStatus(tr("Exported %1 (%2).")
-                 .arg(QDir::toNativeSeparators(path), displayName(format())),
+  showStatus(tr("Exported %1 (%2).").arg(QDir::toNativeSeparators(path), displayName(format())),
              false);
   return written;
 }

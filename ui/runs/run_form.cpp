@@ -81,8 +81,9 @@ RunForm::RunForm(QWidget* parent)
       summary_(new QLabel) {
   preset_->setObjectName(QStringLiteral("runPreset"));
   preset_->addItems(toQStringList(tb::model::presetNames()));
-  preset_->setToolTip(tr("A preset fills the shape below; any field you change is passed "
-                         "as an override."));
+  preset_->setToolTip(
+      tr("A preset fills the shape below; any field you change is passed "
+         "as an override."));
 
   auto* modelBox = new QGroupBox(tr("Model"));
   auto* modelForm = new QFormLayout(modelBox);
@@ -104,8 +105,9 @@ RunForm::RunForm(QWidget* parent)
   data_->addItem(tr("Random tokens"), QStringLiteral("random"));
   data_->addItem(tr("Learnable synthetic task"), QStringLiteral("synthetic"));
   data_->addItem(tr("Text file (bytes as tokens)"), kFileData);
-  data_->setToolTip(tr("Random tokens measure speed; the synthetic task shows the loss "
-                       "falling; a text file trains on its bytes with a held-out split."));
+  data_->setToolTip(
+      tr("Random tokens measure speed; the synthetic task shows the loss "
+         "falling; a text file trains on its bytes with a held-out split."));
   runForm->addRow(tr("Data"), data_);
   dataFile_->setObjectName(QStringLiteral("runDataFile"));
   dataFile_->setPlaceholderText(tr("a plain text file"));
@@ -115,14 +117,16 @@ RunForm::RunForm(QWidget* parent)
   fileRow->addWidget(browse_);
   runForm->addRow(QString(), fileRow);
   threads_->setSpecialValueText(tr("physical cores"));
-  threads_->setToolTip(tr("Intra-op threads of each process; the default shares the physical "
-                          "cores among the processes."));
+  threads_->setToolTip(
+      tr("Intra-op threads of each process; the default shares the physical "
+         "cores among the processes."));
   runForm->addRow(tr("Threads"), threads_);
   processes_->setSpecialValueText(tr("one process"));
-  processes_->setToolTip(tr("Train data-parallel over this many worker processes on this "
-                            "machine (trainbench run --nproc-per-node): each trains the "
-                            "micro-batch, the gradients are averaged, the curves are the "
-                            "whole group's. Stopping the run stops every process."));
+  processes_->setToolTip(
+      tr("Train data-parallel over this many worker processes on this "
+         "machine (trainbench run --nproc-per-node): each trains the "
+         "micro-batch, the gradients are averaged, the curves are the "
+         "whole group's. Stopping the run stops every process."));
   runForm->addRow(tr("Processes"), processes_);
   recompute_->setObjectName(QStringLiteral("runRecompute"));
   recompute_->setEditable(true);
@@ -131,17 +135,19 @@ RunForm::RunForm(QWidget* parent)
                         QStringLiteral("selective:core_attn,layernorm,mlp_act,head"),
                         QStringLiteral("full"), QStringLiteral("auto"),
                         QStringLiteral("layers:1")});
-  recompute_->setToolTip(tr("Activations rebuilt in backward instead of kept: none, selective "
-                            "(attention core), selective:core_attn,layernorm,mlp_act,head (any of "
-                            "those modules; head: the output head's logits, a chunk at a "
-                            "time), full (every block), layers:K (the first K "
-                            "blocks), layers:K+selective[:MODULES], auto (least recomputation "
-                            "fitting the budget)."));
+  recompute_->setToolTip(
+      tr("Activations rebuilt in backward instead of kept: none, selective "
+         "(attention core), selective:core_attn,layernorm,mlp_act,head (any of "
+         "those modules; head: the output head's logits, a chunk at a "
+         "time), full (every block), layers:K (the first K "
+         "blocks), layers:K+selective[:MODULES], auto (least recomputation "
+         "fitting the budget)."));
   runForm->addRow(tr("Recompute"), recompute_);
   budgetMiB_->setSpecialValueText(tr("unlimited"));
   budgetMiB_->setSuffix(tr(" MiB"));
-  budgetMiB_->setToolTip(tr("The engine refuses allocations past this, ending the run as oom, "
-                            "as a GPU would."));
+  budgetMiB_->setToolTip(
+      tr("The engine refuses allocations past this, ending the run as oom, "
+         "as a GPU would."));
   runForm->addRow(tr("Memory budget"), budgetMiB_);
 
   summary_->setObjectName(QStringLiteral("runFormSummary"));
@@ -178,14 +184,16 @@ QWidget* RunForm::buildEngineBox() {
   runtime_ = new QComboBox;
   runtime_->setObjectName(QStringLiteral("runRuntime"));
   addRuntimeChoices(runtime_);
-  runtime_->setToolTip(tr("Tuned: threads sized to the cores, the fastest matrix-product path, "
-                          "fewer host syncs, flat gradients. Stock: the framework's defaults "
-                          "(the ablation's Base)."));
+  runtime_->setToolTip(
+      tr("Tuned: threads sized to the cores, the fastest matrix-product path, "
+         "fewer host syncs, flat gradients. Stock: the framework's defaults "
+         "(the ablation's Base)."));
   form->addRow(tr("Runtime"), runtime_);
   compile_ = new QCheckBox(tr("Compiled step (fused operators)"));
   compile_->setObjectName(QStringLiteral("runCompile"));
-  compile_->setToolTip(tr("Fused RMSNorm, RoPE, SwiGLU, attention, output projection with "
-                          "cross-entropy and AdamW (the ablation's +CompilerOpt)."));
+  compile_->setToolTip(
+      tr("Fused RMSNorm, RoPE, SwiGLU, attention, output projection with "
+         "cross-entropy and AdamW (the ablation's +CompilerOpt)."));
   form->addRow(QString(), compile_);
   device_ = new QComboBox;
   device_->setObjectName(QStringLiteral("runDevice"));
@@ -193,8 +201,9 @@ QWidget* RunForm::buildEngineBox() {
   device_->addItem(tr("CUDA GPU"), QStringLiteral("cuda"));
   // Whether the engine was built with CUDA is known only to the engine, so
   // CUDA is offered and a build without it ends the run with its own reason.
-  device_->setToolTip(tr("CUDA needs a trainbench built with CUDA LibTorch and a GPU; "
-                         "otherwise the run stops at once and says why."));
+  device_->setToolTip(
+      tr("CUDA needs a trainbench built with CUDA LibTorch and a GPU; "
+         "otherwise the run stops at once and says why."));
   form->addRow(tr("Device"), device_);
   return box;
 }
@@ -208,8 +217,8 @@ ModelConfig RunForm::model() const {
   const ModelConfig base = presetModel();
   tb::model::ModelOverrides overrides;
   std::array<std::optional<std::int64_t>*, kShapeFields> slots = {
-      &overrides.vocab, &overrides.dim, &overrides.layers, &overrides.heads,
-      &overrides.kvHeads, &overrides.ffn, &overrides.seq, &overrides.batch};
+      &overrides.vocab,   &overrides.dim, &overrides.layers, &overrides.heads,
+      &overrides.kvHeads, &overrides.ffn, &overrides.seq,    &overrides.batch};
   for (std::size_t i = 0; i < kShape.size(); ++i) {
     const std::int64_t value = shape_[i]->value();
     if (value != base.*kShape[i].member) *slots[i] = value;
@@ -284,12 +293,10 @@ void RunForm::onDataChosen() {
 }
 
 void RunForm::chooseDataFile() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Train on a text file"),
-                                                    dataFile_->text(),
-                                                    tr("Text files (*.txt);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Train on a text file"), dataFile_->text(), tr("Text files (*.txt);;All files (*)"));
   if (!path.isEmpty()) dataFile_->setText(path);
 }
-
 
 std::uint64_t RunForm::memoryBudgetBytes() const {
   return static_cast<std::uint64_t>(budgetMiB_->value()) * 1024U * 1024U;

@@ -31,13 +31,13 @@ struct RunFormChoices {
   /// Shape values in spin order; a value equal to the preset's is no override.
   std::array<int, 8> shape{};
   int steps = 200;
-  int threads = 0;  ///< 0: physical cores (shared among the processes)
+  int threads = 0;    ///< 0: physical cores (shared among the processes)
   int processes = 1;  ///< data-parallel worker processes (trainbench run --nproc-per-node)
   QString recompute = QStringLiteral("none");
-  int memoryBudgetMiB = 0;  ///< 0: unlimited
-  QString data = QStringLiteral("random");  ///< random, synthetic or file
-  QString dataFile;                         ///< the text file when data is "file"
-  QString device = QStringLiteral("cpu");   ///< cpu or cuda
+  int memoryBudgetMiB = 0;                    ///< 0: unlimited
+  QString data = QStringLiteral("random");    ///< random, synthetic or file
+  QString dataFile;                           ///< the text file when data is "file"
+  QString device = QStringLiteral("cpu");     ///< cpu or cuda
   QString runtime = QStringLiteral("tuned");  ///< tuned or stock
   bool compile = false;
 };

@@ -88,8 +88,8 @@ void RunHistoryPanel::onListed(tb::Expected<std::vector<tb::runs::RunRecord>> li
   if (!listed) {
     status_->setText(toQString(listed.error().message));
   } else {
-    const QString keep = selectAfterRefresh_.isEmpty() ? detail_->shownDirectory()
-                                                       : selectAfterRefresh_;
+    const QString keep =
+        selectAfterRefresh_.isEmpty() ? detail_->shownDirectory() : selectAfterRefresh_;
     selectAfterRefresh_.clear();
     status_->setText(tr("%n run(s) in %1", nullptr, static_cast<int>(listed->size())).arg(store));
     model_->setRecords(std::move(*listed));

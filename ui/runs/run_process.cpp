@@ -44,8 +44,8 @@ void RunProcess::setStopGrace(std::chrono::milliseconds grace) { child_->setStop
 
 void RunProcess::handleLine(const QByteArray& line) {
   if (line.trimmed().isEmpty()) return;
-  auto event = tb::runs::parseEventLine(std::string_view(line.constData(),
-                                                         static_cast<std::size_t>(line.size())));
+  auto event = tb::runs::parseEventLine(
+      std::string_view(line.constData(), static_cast<std::size_t>(line.size())));
   if (!event) {
     Q_EMIT logLine(tr("unreadable output (%1): %2")
                        .arg(toQString(event.error().message), QString::fromUtf8(line.left(200))));

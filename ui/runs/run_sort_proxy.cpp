@@ -37,8 +37,8 @@ bool RunSortProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePare
     const QString text = model->index(sourceRow, column, sourceParent).data().toString();
     if (text.contains(pattern)) return true;
   }
-  const QString dir = model->index(sourceRow, 0, sourceParent)
-                          .data(RunTableModel::kDirectoryRole).toString();
+  const QString dir =
+      model->index(sourceRow, 0, sourceParent).data(RunTableModel::kDirectoryRole).toString();
   return dir.contains(pattern);
 }
 

@@ -15,8 +15,8 @@ using tb::runs::RunRecord;
 using tb::runs::RunState;
 
 QDateTime startedTime(const RunRecord& run) {
-  const auto msecs = std::chrono::duration_cast<std::chrono::milliseconds>(
-      run.startedAt.time_since_epoch());
+  const auto msecs =
+      std::chrono::duration_cast<std::chrono::milliseconds>(run.startedAt.time_since_epoch());
   return QDateTime::fromMSecsSinceEpoch(msecs.count());
 }
 
@@ -62,9 +62,9 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     case kSortRole: return sortValue(*run, index.column());
     case kDirectoryRole: return toQString(run->dir.string());
     case Qt::ToolTipRole:
-      return run->message.empty() ? toQString(run->id)
-                                  : toQString(run->id) + QLatin1Char('\n') +
-                                        toQString(run->message);
+      return run->message.empty()
+                 ? toQString(run->id)
+                 : toQString(run->id) + QLatin1Char('\n') + toQString(run->message);
     case Qt::TextAlignmentRole:
       if (index.column() >= Steps && index.column() <= LossLast) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -81,8 +81,8 @@ QVariant RunTableModel::display(const RunRecord& run, int column) const {
     case Model: return toQString(run.model);
     case State: return toQString(tb::runs::toString(run.state));
     case Steps:
-      if (!hasMeasurements(run)) return run.totalSteps > 0 ? tr("of %1").arg(run.totalSteps)
-                                                           : QString();
+      if (!hasMeasurements(run))
+        return run.totalSteps > 0 ? tr("of %1").arg(run.totalSteps) : QString();
       return tr("%1 / %2").arg(locale.toString(run.steps), locale.toString(run.totalSteps));
     case TokensPerSecond:
       return run.tokensPerSecond > 0 ? locale.toString(run.tokensPerSecond, 'f', 0) : QString();

@@ -16,8 +16,18 @@ class RunTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Started, Model, State, Steps, TokensPerSecond, PeakMemory, LossFirst, LossLast,
-                Recompute, ColumnCount };
+  enum Column {
+    Started,
+    Model,
+    State,
+    Steps,
+    TokensPerSecond,
+    PeakMemory,
+    LossFirst,
+    LossLast,
+    Recompute,
+    ColumnCount
+  };
   /// Raw value for sorting: numbers as double, times as msecs, text as text;
   /// an unknown value (a run with no loss) is an invalid QVariant.
   static constexpr int kSortRole = Qt::UserRole + 1;

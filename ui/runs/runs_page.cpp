@@ -67,8 +67,9 @@ QWidget* RunsPage::buildControls() {
   start_->setDefault(true);
   stop_ = new QPushButton(tr("Stop"));
   stop_->setObjectName(QStringLiteral("runStop"));
-  stop_->setToolTip(tr("Asks the engine to stop after the current step; the run keeps its "
-                       "events and is marked interrupted."));
+  stop_->setToolTip(
+      tr("Asks the engine to stop after the current step; the run keeps its "
+         "events and is marked interrupted."));
   progress_ = new QProgressBar;
   progress_->setObjectName(QStringLiteral("runProgress"));
   progress_->setRange(0, 1);
@@ -246,11 +247,11 @@ void RunsPage::onFinished(const RunOutcome& outcome) {
                                                   "background: #b3261e; padding: 4px;")
                                  : QString());
   outcome_->setVisible(!text.isEmpty());
-  appendLog(tr("run %1 (exit code %2)%3")
-                .arg(state)
-                .arg(outcome.exitCode)
-                .arg(outcome.message.isEmpty() ? QString() : QStringLiteral(": ") +
-                                                                 outcome.message));
+  appendLog(
+      tr("run %1 (exit code %2)%3")
+          .arg(state)
+          .arg(outcome.exitCode)
+          .arg(outcome.message.isEmpty() ? QString() : QStringLiteral(": ") + outcome.message));
   updateButtons();
   history_->refresh(outcome.runDir);
   Q_EMIT runningChanged(false);

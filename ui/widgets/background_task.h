@@ -42,9 +42,9 @@ decltype(auto) invokeWork(Work& work, const tb::StopToken& stop, const tb::Progr
 }
 
 template <class Work>
-using WorkResult = std::decay_t<decltype(invokeWork(std::declval<Work&>(),
-                                                    std::declval<const tb::StopToken&>(),
-                                                    std::declval<const tb::ProgressFn&>()))>;
+using WorkResult =
+    std::decay_t<decltype(invokeWork(std::declval<Work&>(), std::declval<const tb::StopToken&>(),
+                                     std::declval<const tb::ProgressFn&>()))>;
 
 }  // namespace detail
 
@@ -115,8 +115,7 @@ class BackgroundTask : public QObject {
 
  Q_SIGNALS:
   // Internal: a worker's report, queued to the GUI thread.
-  void flightProgressed(quint64 id, qint64 done, qint64 total, const QString& what,
-                        QPrivateSignal);
+  void flightProgressed(quint64 id, qint64 done, qint64 total, const QString& what, QPrivateSignal);
   void flightLanded(quint64 id, QPrivateSignal);
 
  private:

@@ -45,14 +45,12 @@ Expected<bench::CollectOptions> collectOptionsOf(const CollectCommandOptions& op
 
 std::filesystem::path outputPath(const CollectCommandOptions& options, const std::string& given,
                                  const char* name) {
-  return given.empty() ? std::filesystem::path(options.dir) / name
-                       : std::filesystem::path(given);
+  return given.empty() ? std::filesystem::path(options.dir) / name : std::filesystem::path(given);
 }
 
 void printCollected(std::ostream& out, const bench::CollectedPlan& collected,
-                    const std::vector<std::string>& scheduler,
-                    const std::filesystem::path& results, const std::filesystem::path& report,
-                    const report::ReportCharts& drawn) {
+                    const std::vector<std::string>& scheduler, const std::filesystem::path& results,
+                    const std::filesystem::path& report, const report::ReportCharts& drawn) {
   out << "Collected the ablation of " << collected.plan.release << " on "
       << bench::toString(collected.plan.scheduler) << ": " << jobCounts(collected) << '\n';
   printJobTable(out, collected, scheduler);
@@ -74,18 +72,17 @@ Json configurationsJson(const bench::AblationResults& results) {
     if (configuration.label == "Base") base = &configuration;
   }
   for (const bench::ConfigurationResult& configuration : results.configurations) {
-    const bool comparable = base != nullptr && base->throughput.count > 0 &&
-                            configuration.throughput.count > 0;
+    const bool comparable =
+        base != nullptr && base->throughput.count > 0 && configuration.throughput.count > 0;
     configurations.push_back(
         {{"label", configuration.label},
          {"runs", configuration.runs.size()},
          {"tokens_per_s_per_gpu", configuration.throughput.median},
-         {"step_time_s", configuration.stepTimeS.count > 0 ? Json(configuration.stepTimeS.median)
-                                                           : Json()},
+         {"step_time_s",
+          configuration.stepTimeS.count > 0 ? Json(configuration.stepTimeS.median) : Json()},
          {"peak_bytes", configuration.peakBytes},
          {"speedup_vs_base",
-          comparable ? Json(bench::speedup(base->throughput, configuration.throughput))
-                     : Json()}});
+          comparable ? Json(bench::speedup(base->throughput, configuration.throughput)) : Json()}});
   }
   return configurations;
 }
@@ -99,9 +96,9 @@ int runCollect(const CommandContext& context, const CollectCommandOptions& optio
   const std::vector<std::string> scheduler = schedulerStates(*collected);
   if (collected->results.configurations.empty()) {
     printJobTable(context.err(), *collected, scheduler);
-    return context.fail(makeError(ErrorKind::Runtime,
-                                  "no job of the plan has completed yet (" +
-                                      jobCounts(*collected) + "); nothing written"));
+    return context.fail(makeError(
+        ErrorKind::Runtime,
+        "no job of the plan has completed yet (" + jobCounts(*collected) + "); nothing written"));
   }
   bench::AblationResults& results = collected->results;
   results.appVersion = std::string(projectVersion());
@@ -112,8 +109,7 @@ int runCollect(const CommandContext& context, const CollectCommandOptions& optio
     return context.fail(saved.error());
   }
   const report::ReportCharts drawn = renderReportCharts(results);
-  if (Status written =
-          report::writeReport(reportPath, results, report::ReportFormat::Html, drawn);
+  if (Status written = report::writeReport(reportPath, results, report::ReportFormat::Html, drawn);
       !written) {
     return context.fail(written.error());
   }
@@ -138,28 +134,32 @@ AblationSubcommand addAblationCollect(CLI::App& parent) {
   CLI::App* command = parent.add_subcommand(
       "collect", "Read a plan's completed jobs into results.json and report.html");
   command->add_option("DIR", options->dir, "The plan folder")->required()->type_name("DIR");
-  command->add_option("--warmup", options->warmup,
-                      "Engine steps left out of the medians (default: a quarter of the "
-                      "steps, 1..5)")
+  command
+      ->add_option("--warmup", options->warmup,
+                   "Engine steps left out of the medians (default: a quarter of the "
+                   "steps, 1..5)")
       ->type_name("N");
-  command->add_option("--skip-first", options->skipFirst,
-                      "Records of a framework's log left out of the medians (default: what "
-                      "the framework skips)")
+  command
+      ->add_option("--skip-first", options->skipFirst,
+                   "Records of a framework's log left out of the medians (default: what "
+                   "the framework skips)")
       ->type_name("N");
-  command->add_option("--results", options->results,
-                      "Where the results go (default DIR/results.json)")
+  command
+      ->add_option("--results", options->results, "Where the results go (default DIR/results.json)")
       ->type_name("FILE");
-  command->add_option("--report", options->report, "Where the report goes (default "
-                                                   "DIR/report.html)")
+  command
+      ->add_option("--report", options->report,
+                   "Where the report goes (default "
+                   "DIR/report.html)")
       ->type_name("FILE");
   command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
   takeLastOfRepeatedValues(*command);
-  command->footer("Exit codes: 0 written; 1 no job has completed yet, or a file could not be "
-                  "written; 2 bad input.\nJobs still running, interrupted or failed are listed "
-                  "and left out (docs/CLUSTER.md).");
-  return {command, [options](const CommandContext& context) {
-            return runCollect(context, *options);
-          }};
+  command->footer(
+      "Exit codes: 0 written; 1 no job has completed yet, or a file could not be "
+      "written; 2 bad input.\nJobs still running, interrupted or failed are listed "
+      "and left out (docs/CLUSTER.md).");
+  return {command,
+          [options](const CommandContext& context) { return runCollect(context, *options); }};
 }
 
 }  // namespace tb::cli

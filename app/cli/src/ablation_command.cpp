@@ -42,14 +42,12 @@ void printPlanText(std::ostream& out, const std::filesystem::path& dir,
                    const bench::ClusterPlan& plan) {
   out << "Planned the ablation of " << plan.release << " on " << bench::toString(plan.scheduler)
       << ": " << plan.jobs.size() << " jobs (" << plan.repeats
-      << (plan.repeats == 1 ? " repeat" : " repeats")
-      << " of 4 configurations, interleaved), " << plan.nodes << " node(s) x "
-      << plan.gpusPerNode << (plan.workload.device == "cpu" && plan.workload.engine
-                                  ? " worker(s)\n"
-                                  : " GPU(s)\n");
+      << (plan.repeats == 1 ? " repeat" : " repeats") << " of 4 configurations, interleaved), "
+      << plan.nodes << " node(s) x " << plan.gpusPerNode
+      << (plan.workload.device == "cpu" && plan.workload.engine ? " worker(s)\n" : " GPU(s)\n");
   for (const bench::PlanConfiguration& configuration : plan.configurations) {
-    out << "  " << bench::label(configuration.step) << ": " << configuration.image
-        << ", recompute " << configuration.recompute << '\n';
+    out << "  " << bench::label(configuration.step) << ": " << configuration.image << ", recompute "
+        << configuration.recompute << '\n';
   }
   out << "Plan: " << (dir / bench::kClusterPlanFile).string() << '\n'
       << "Submit: " << (dir / plan.submitScript).string() << '\n';
@@ -78,8 +76,9 @@ int runPlan(const CommandContext& context, const AblationPlanOptions& options) {
 CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
   AblationPlanRequest& request = options.request;
   CLI::App* command = parent.add_subcommand(
-      "plan", "Write the four configurations (Base on NGC's PyTorch image, AC2, +CompilerOpt, "
-              "+CkptOpt) as jobs for Slurm, Kubernetes or torchrun, with submit.sh");
+      "plan",
+      "Write the four configurations (Base on NGC's PyTorch image, AC2, +CompilerOpt, "
+      "+CkptOpt) as jobs for Slurm, Kubernetes or torchrun, with submit.sh");
   command->add_option("--image", request.image, "Release: a tag (25.04) or an image reference")
       ->required()
       ->type_name("TAG");
@@ -90,31 +89,36 @@ CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
       ->required()
       ->type_name("DIR");
   command->add_option("--nodes", request.nodes, "Nodes per job (default 1)")->type_name("N");
-  command->add_option("--gpus", request.gpus,
-                      "GPUs per node (default 8): 1, 2, 4, 8 or 16; worker processes with "
-                      "--device cpu")
+  command
+      ->add_option("--gpus", request.gpus,
+                   "GPUs per node (default 8): 1, 2, 4, 8 or 16; worker processes with "
+                   "--device cpu")
       ->type_name("N");
   command->add_option("--repeats", request.repeats, "Jobs per configuration (default 3)")
       ->type_name("N");
-  command->add_option("--base-image", request.baseImage,
-                      "The image Base runs on (default: the NGC PyTorch image the catalog "
-                      "pairs with the release)")
+  command
+      ->add_option("--base-image", request.baseImage,
+                   "The image Base runs on (default: the NGC PyTorch image the catalog "
+                   "pairs with the release)")
       ->type_name("REF");
-  command->add_option("--container", options.container,
-                      "How Slurm or torchrun jobs run the image: pyxis (Slurm's default), "
-                      "apptainer, or none (the site's environment; torchrun's default)")
+  command
+      ->add_option("--container", options.container,
+                   "How Slurm or torchrun jobs run the image: pyxis (Slurm's default), "
+                   "apptainer, or none (the site's environment; torchrun's default)")
       ->type_name("NAME");
-  command->add_option("--time-limit", request.timeLimitMinutes,
-                      "Minutes each job may run (Slurm --time, Kubernetes "
-                      "activeDeadlineSeconds); 0: the cluster's default")
+  command
+      ->add_option("--time-limit", request.timeLimitMinutes,
+                   "Minutes each job may run (Slurm --time, Kubernetes "
+                   "activeDeadlineSeconds); 0: the cluster's default")
       ->type_name("MIN");
   addModelFlags(*command, request.modelFlags);
   command->add_option("--steps", request.steps, "The engine's steps per job (run's default 20)")
       ->type_name("N");
   command->add_option("--device", request.device, "The engine's device: cuda (default) or cpu")
       ->type_name("DEV");
-  command->add_option("--memory-budget", request.memoryBudget,
-                      "The engine's budget for --recompute auto in +CkptOpt")
+  command
+      ->add_option("--memory-budget", request.memoryBudget,
+                   "The engine's budget for --recompute auto in +CkptOpt")
       ->type_name("BYTES");
   command->add_flag("--json", options.json, "Print plan.json (and the folder) on stdout");
   command->add_option("COMMAND", request.command,
@@ -122,8 +126,9 @@ CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
                       "(it reads TB_ABLATION_LABEL, TB_COMPILER_OPTIMIZATION, "
                       "TB_CHECKPOINT_OPTIMIZATION)");
   takeLastOfRepeatedValues(*command);
-  command->footer("Exit codes: 0 the plan was written; 1 it could not be written; 2 bad input "
-                  "(nothing written).\nThe plan folder: docs/CLUSTER.md.");
+  command->footer(
+      "Exit codes: 0 the plan was written; 1 it could not be written; 2 bad input "
+      "(nothing written).\nThe plan folder: docs/CLUSTER.md.");
   return command;
 }
 
@@ -132,15 +137,14 @@ CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
 AblationSubcommand addAblationPlan(CLI::App& parent) {
   auto options = std::make_shared<AblationPlanOptions>();
   CLI::App* command = addPlanCommand(parent, *options);
-  return {command, [options](const CommandContext& context) {
-            return runPlan(context, *options);
-          }};
+  return {command, [options](const CommandContext& context) { return runPlan(context, *options); }};
 }
 
 RegisteredCommand registerAblationCommand(CLI::App& app) {
-  CLI::App* command = app.add_subcommand(
-      "ablation", "The ablation on your own cluster: plan its jobs for a scheduler, follow "
-                  "them, collect their results");
+  CLI::App* command =
+      app.add_subcommand("ablation",
+                         "The ablation on your own cluster: plan its jobs for a scheduler, follow "
+                         "them, collect their results");
   command->require_subcommand(1);
   const std::vector<AblationSubcommand> subcommands = {
       addAblationPlan(*command), addAblationStatus(*command), addAblationCollect(*command)};

@@ -51,7 +51,8 @@ std::string slurmState(const std::string& id) {
     return firstWordOf(shown->substr(at + 9));
   }
   // Gone from the controller's memory: its accounting still knows it.
-  Expected<std::string> accounted = askScheduler({"sacct", "-n", "-P", "-X", "-j", id, "-o", "State"});
+  Expected<std::string> accounted =
+      askScheduler({"sacct", "-n", "-P", "-X", "-j", id, "-o", "State"});
   if (accounted && !accounted->empty()) return firstWordOf(*accounted);
   return "unknown: Slurm no longer knows job " + id;
 }
@@ -59,7 +60,7 @@ std::string slurmState(const std::string& id) {
 std::string kubernetesState(const std::string& name) {
   Expected<std::string> conditions =
       askScheduler({"kubectl", "get", "job", name, "-o",
-           R"(jsonpath={.status.conditions[?(@.status=="True")].type})"});
+                    R"(jsonpath={.status.conditions[?(@.status=="True")].type})"});
   if (!conditions) return "unknown: " + conditions.error().message;
   if (conditions->find("Complete") != std::string::npos) return "Complete";
   if (conditions->find("Failed") != std::string::npos) return "Failed";
@@ -120,10 +121,9 @@ void printJobTable(std::ostream& out, const bench::CollectedPlan& collected,
   TextTable table(header);
   for (std::size_t i = 0; i < collected.jobs.size(); ++i) {
     const JobReading& job = collected.jobs[i];
-    std::vector<std::string> row = {std::to_string(job.job.order),
-                                    std::string(bench::label(job.job.step)),
-                                    std::to_string(job.job.repeat),
-                                    std::string(bench::toString(job.state))};
+    std::vector<std::string> row = {
+        std::to_string(job.job.order), std::string(bench::label(job.job.step)),
+        std::to_string(job.job.repeat), std::string(bench::toString(job.state))};
     if (withScheduler) row.push_back(scheduler[i].empty() ? "-" : scheduler[i]);
     row.insert(row.end(), {stepProgress(job), std::to_string(job.records), job.reason});
     table.addRow(std::move(row));

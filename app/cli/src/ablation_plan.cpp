@@ -36,8 +36,9 @@ Status checkContainer(const AblationPlanRequest& request) {
                     "torchrun");
   }
   if (request.scheduler == Scheduler::Torchrun && *request.container == ContainerRuntime::Pyxis) {
-    return badInput("--container: 'pyxis' runs images through Slurm's srun; with --scheduler "
-                    "torchrun use apptainer or none");
+    return badInput(
+        "--container: 'pyxis' runs images through Slurm's srun; with --scheduler "
+        "torchrun use apptainer or none");
   }
   return {};
 }
@@ -77,11 +78,12 @@ Expected<std::string> baseImageFor(const AblationPlanRequest& request,
                                    const catalog::Release& release) {
   if (!request.baseImage.empty()) return request.baseImage;
   if (std::optional<std::string> reference = release.baseImageReference()) return *reference;
-  const std::string said = release.baseImage.empty()
-                               ? "its notes name no base image"
-                               : "its notes name '" + release.baseImage + "'";
-  return badInput("--base-image: release " + release.tag + " has no NGC PyTorch base image in "
-                  "the catalog (" + said + "); give --base-image REF, the image Base runs on");
+  const std::string said = release.baseImage.empty() ? "its notes name no base image"
+                                                     : "its notes name '" + release.baseImage + "'";
+  return badInput("--base-image: release " + release.tag +
+                  " has no NGC PyTorch base image in "
+                  "the catalog (" +
+                  said + "); give --base-image REF, the image Base runs on");
 }
 
 // The core names a bad field as ImageConfig calls it ("gpus: '3' ..."); here
@@ -210,8 +212,7 @@ PlanFile jobFileFor(const AblationPlanRequest& request, const Variant& variant,
       return {job.jobFile, config::slurmJobArtifact(cluster, job.jobFile).content, false};
     case Scheduler::Kubernetes:
       return {job.jobFile, config::kubernetesJobArtifact(cluster, job.jobFile).content, false};
-    case Scheduler::Torchrun:
-      break;
+    case Scheduler::Torchrun: break;
   }
   return {job.jobFile, config::torchrunJobArtifact(cluster, job.jobFile).content, true};
 }
@@ -267,8 +268,8 @@ Expected<BuiltPlan> buildAblationPlan(const AblationPlanRequest& request,
     built.plan.configurations.push_back(variant->record);
     variants.push_back(std::move(*variant));
   }
-  built.plan.jobs = bench::planJobs(request.repeats, jobExtension(request.scheduler),
-                                    built.plan.workload.engine);
+  built.plan.jobs =
+      bench::planJobs(request.repeats, jobExtension(request.scheduler), built.plan.workload.engine);
   for (const bench::PlanJob& job : built.plan.jobs) {
     built.files.push_back(
         jobFileFor(request, variants[static_cast<std::size_t>(bench::chainIndex(job.step))], job));
@@ -290,9 +291,9 @@ Status writeAblationPlan(const std::filesystem::path& out, const BuiltPlan& buil
   for (const bench::PlanJob& job : built.plan.jobs) {
     fs::create_directories(out / job.logDir, error);
     if (error) {
-      return makeError(writeFailureKind(error.value()), "--out: cannot create '" +
-                                                    (out / job.logDir).string() +
-                                                    "': " + error.message());
+      return makeError(
+          writeFailureKind(error.value()),
+          "--out: cannot create '" + (out / job.logDir).string() + "': " + error.message());
     }
   }
   for (const PlanFile& file : built.files) {
@@ -301,8 +302,8 @@ Status writeAblationPlan(const std::filesystem::path& out, const BuiltPlan& buil
     Status written = writeFileAtomically(path, file.content);
     if (!written) return makeError(written.error().kind, "--out: " + written.error().message);
     if (file.executable) {
-      fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec,
-                      fs::perm_options::add, error);
+      fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add,
+                      error);
     }
   }
   return {};

@@ -33,8 +33,8 @@ int runStatus(const CommandContext& context, const StatusOptions& options) {
                                   {"jobs", jobsJson(*collected, scheduler)}});
     return kExitSuccess;
   }
-  context.out() << "The ablation of " << plan.release << " on "
-                << bench::toString(plan.scheduler) << ": " << jobCounts(*collected) << '\n';
+  context.out() << "The ablation of " << plan.release << " on " << bench::toString(plan.scheduler)
+                << ": " << jobCounts(*collected) << '\n';
   printJobTable(context.out(), *collected, scheduler);
   return kExitSuccess;
 }
@@ -45,10 +45,9 @@ Expected<bench::CollectedPlan> readPlanArgument(const std::filesystem::path& dir
                                                 const bench::CollectOptions& options) {
   std::error_code error;
   if (!std::filesystem::exists(dir / bench::kClusterPlanFile, error)) {
-    return makeError(ErrorKind::BadInput,
-                     "DIR: '" + dir.string() + "' holds no plan (" +
-                         std::string(bench::kClusterPlanFile) +
-                         "); trainbench ablation plan --out DIR writes one");
+    return makeError(ErrorKind::BadInput, "DIR: '" + dir.string() + "' holds no plan (" +
+                                              std::string(bench::kClusterPlanFile) +
+                                              "); trainbench ablation plan --out DIR writes one");
   }
   return bench::readPlanFolder(dir, options);
 }
@@ -59,12 +58,12 @@ AblationSubcommand addAblationStatus(CLI::App& parent) {
       "status", "How every job of a plan stands: by its files, and by the scheduler");
   command->add_option("DIR", options->dir, "The plan folder")->required()->type_name("DIR");
   command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
-  command->footer("Exit codes: 0 the plan was read; 2 DIR holds no plan, or plan.json is "
-                  "malformed.\nThe scheduler is asked with scontrol or sacct (Slurm), kubectl "
-                  "(Kubernetes) or the launcher's pid (torchrun).");
-  return {command, [options](const CommandContext& context) {
-            return runStatus(context, *options);
-          }};
+  command->footer(
+      "Exit codes: 0 the plan was read; 2 DIR holds no plan, or plan.json is "
+      "malformed.\nThe scheduler is asked with scontrol or sacct (Slurm), kubectl "
+      "(Kubernetes) or the launcher's pid (torchrun).");
+  return {command,
+          [options](const CommandContext& context) { return runStatus(context, *options); }};
 }
 
 }  // namespace tb::cli

@@ -98,8 +98,7 @@ std::string submitScript(const bench::ClusterPlan& plan) {
     }
     text << '\n';
   }
-  text << "echo \"submitted " << plan.jobs.size()
-       << " jobs; their ids are in submitted.tsv\"\n";
+  text << "echo \"submitted " << plan.jobs.size() << " jobs; their ids are in submitted.tsv\"\n";
   return text.str();
 }
 

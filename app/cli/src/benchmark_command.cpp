@@ -62,8 +62,9 @@ std::string budgetLine(const bench::AblationSpec& spec,
 std::string shellWords(const std::vector<std::string>& argv) {
   std::string text;
   for (const std::string& word : argv) {
-    const bool plain = word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789-_./:=,+") == std::string::npos;
+    const bool plain = word.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789-_./:=,+") == std::string::npos;
     text += (text.empty() ? "" : " ") + (plain ? word : "'" + word + "'");
   }
   return text;
@@ -114,16 +115,15 @@ Expected<bench::AblationSpec> makeSpec(const BenchmarkOptions& options,
   spec.device = options.device;
   if (options.processes) {
     if (*options.processes < 1) {
-      return makeError(ErrorKind::BadInput, "--nproc-per-node " +
-                                                std::to_string(*options.processes) +
-                                                ": at least 1 worker per run");
+      return makeError(
+          ErrorKind::BadInput,
+          "--nproc-per-node " + std::to_string(*options.processes) + ": at least 1 worker per run");
     }
     spec.processes = *options.processes;
   }
   spec.appVersion = std::string(projectVersion());
-  spec.outDir = options.out.empty()
-                    ? bench::defaultBenchmarkOutDir(model->name)
-                    : std::filesystem::path(options.out);
+  spec.outDir = options.out.empty() ? bench::defaultBenchmarkOutDir(model->name)
+                                    : std::filesystem::path(options.out);
   if (options.memoryBudget) {
     spec.memoryBudgetBytes = *options.memoryBudget;
   } else {
@@ -151,8 +151,7 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
   }
   if (options.dryRun) return printDryRun(context, *spec, choice, options.json);
   std::shared_ptr<std::ofstream> eventsFile;
-  const Expected<runs::EventSink> sink =
-      openEventSink(options.events, context.out(), eventsFile);
+  const Expected<runs::EventSink> sink = openEventSink(options.events, context.out(), eventsFile);
   if (!sink) {
     return context.fail(sink.error());
   }
@@ -207,9 +206,10 @@ int runBenchmark(const CommandContext& context, const BenchmarkOptions& options)
 
 RegisteredCommand registerBenchmarkCommand(CLI::App& app) {
   auto options = std::make_shared<BenchmarkOptions>();
-  CLI::App* command = app.add_subcommand(
-      "benchmark", "Run the four-step ablation (Base, AC2, +CompilerOpt, +CkptOpt) on the "
-                   "embedded engine and write results.json");
+  CLI::App* command =
+      app.add_subcommand("benchmark",
+                         "Run the four-step ablation (Base, AC2, +CompilerOpt, +CkptOpt) on the "
+                         "embedded engine and write results.json");
   addModelFlags(*command, options->modelFlags);
   command->add_flag("--ablation", options->ablation,
                     "The four-step ablation (today the only benchmark; accepted for clarity)");
@@ -217,40 +217,45 @@ RegisteredCommand registerBenchmarkCommand(CLI::App& app) {
       ->type_name("N");
   command->add_option("--steps", options->steps, "Steps per run, warm-up included (default 20)")
       ->type_name("N");
-  command->add_option("--warmup", options->warmup,
-                      "Steps left out of every statistic (default: a quarter of --steps, 1..5)")
+  command
+      ->add_option("--warmup", options->warmup,
+                   "Steps left out of every statistic (default: a quarter of --steps, 1..5)")
       ->type_name("N");
-  command->add_option("--memory-budget", options->memoryBudget,
-                      "The budget of every run (default: from the memory predictor)")
+  command
+      ->add_option("--memory-budget", options->memoryBudget,
+                   "The budget of every run (default: from the memory predictor)")
       ->type_name("BYTES");
-  command->add_option("--threads", options->threads,
-                      "CPU threads of every run (default: each runtime's own choice)")
+  command
+      ->add_option("--threads", options->threads,
+                   "CPU threads of every run (default: each runtime's own choice)")
       ->type_name("N");
   command->add_option("--device", options->device, "cpu (default) or cuda, for every run")
       ->type_name("DEV");
-  command->add_option("--nproc-per-node", options->processes,
-                      "Run every configuration data-parallel over N worker processes "
-                      "(trainbench run --nproc-per-node; the budget is per rank)")
+  command
+      ->add_option("--nproc-per-node", options->processes,
+                   "Run every configuration data-parallel over N worker processes "
+                   "(trainbench run --nproc-per-node; the budget is per rank)")
       ->type_name("N");
-  command->add_option("--out", options->out,
-                      "Directory for results.json and runs/ (default: a new one under "
-                      "$XDG_DATA_HOME/trainbench/benchmarks)")
+  command
+      ->add_option("--out", options->out,
+                   "Directory for results.json and runs/ (default: a new one under "
+                   "$XDG_DATA_HOME/trainbench/benchmarks)")
       ->type_name("DIR");
   command->add_flag("--dry-run", options->dryRun,
                     "Print the budget and every child's command line, run nothing");
   command->add_flag("--json", options->json, "Print the results document instead of the table");
-  command->add_option("--events", options->events,
-                      "JSON-line progress events (plan, run_start, run_step, run_end, summary) "
-                      "to FILE, or - for stdout")
+  command
+      ->add_option("--events", options->events,
+                   "JSON-line progress events (plan, run_start, run_step, run_end, summary) "
+                   "to FILE, or - for stdout")
       ->type_name("FILE|-");
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Exit codes: 0 every run completed; 1 a run failed (oom, crash) or the benchmark was\n"
       "stopped (SIGINT/SIGTERM), results.json keeps the finished runs; 2 bad input.\n"
       "Fields: docs/RESULTS.md, docs/CLI.md.");
-  return {command, [options](const CommandContext& context) {
-            return runBenchmark(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runBenchmark(context, *options); }};
 }
 
 }  // namespace tb::cli

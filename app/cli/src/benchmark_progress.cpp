@@ -37,9 +37,9 @@ void BenchmarkProgress::onEvent(const runs::BenchmarkEvent& event) {
 
 void BenchmarkProgress::drawBar(const runs::BenchmarkEvent& event) {
   if (!live_) return;
-  err_ << "\r\x1b[K" << position(event.run) << event.run.label << " repeat "
-       << event.run.repeat + 1 << " step " << event.step << "/" << event.steps << " "
-       << bar(event.step, event.steps, 20) << std::flush;
+  err_ << "\r\x1b[K" << position(event.run) << event.run.label << " repeat " << event.run.repeat + 1
+       << " step " << event.step << "/" << event.steps << " " << bar(event.step, event.steps, 20)
+       << std::flush;
   barShown_ = true;
 }
 

@@ -51,9 +51,8 @@ void printAblationTable(std::ostream& out, const bench::AblationResults& results
                         bench::ResultSource source) {
   const bool perGpu = source == bench::ResultSource::Cluster;
   TextTable table({"configuration",
-                   perGpu ? "tokens/s/GPU median [min–max]" : "tokens/s median [min–max]",
-                   "step s", "peak MiB", "MFU",
-                   "vs Base", "vs previous", "runs"});
+                   perGpu ? "tokens/s/GPU median [min–max]" : "tokens/s median [min–max]", "step s",
+                   "peak MiB", "MFU", "vs Base", "vs previous", "runs"});
   const bench::Summary* base = nullptr;
   const bench::Summary* previous = nullptr;
   for (const bench::ConfigurationResult& config : bench::inChainOrder(results.configurations)) {
@@ -62,8 +61,7 @@ void printAblationTable(std::ostream& out, const bench::AblationResults& results
     if (config.label == "Base") base = &config.throughput;
     table.addRow({config.label, throughputCell(config.throughput),
                   config.stepTimeS.count > 0 ? format("%.4f", config.stepTimeS.median) : "-",
-                  measured ? format("%.1f", static_cast<double>(config.peakBytes) / kMiB)
-                           : "-",
+                  measured ? format("%.1f", static_cast<double>(config.peakBytes) / kMiB) : "-",
                   measured && config.mfu > 0.0 ? format("%.1f%%", config.mfu * 100.0) : "-",
                   speedupCell(base, config.throughput), speedupCell(previous, config.throughput),
                   runsCell(config)});

@@ -29,18 +29,10 @@ char** restartArguments = nullptr;  ///< main()'s argv once allowRestart was cal
 
 // One line per command; later commands (run, memory, plan, ...) add theirs.
 constexpr std::array<CommandRegistrar, 12> kCommands = {
-    &registerImagesCommand,
-    &registerCompatCommand,
-    &registerRunCommand,
-    &registerRegistryCommand,
-    &registerMemoryCommand,
-    &registerPlanCommand,
-    &registerConfigCommand,
-    &registerValidateCommand,
-    &registerImportCommand,
-    &registerReportCommand,
-    &registerBenchmarkCommand,
-    &registerAblationCommand,
+    &registerImagesCommand,   &registerCompatCommand,    &registerRunCommand,
+    &registerRegistryCommand, &registerMemoryCommand,    &registerPlanCommand,
+    &registerConfigCommand,   &registerValidateCommand,  &registerImportCommand,
+    &registerReportCommand,   &registerBenchmarkCommand, &registerAblationCommand,
 };
 
 /// What this trainbench was built with and runs on, for --version.
@@ -48,15 +40,15 @@ std::vector<ComponentVersion> buildComponents() {
 #if TB_HAVE_ENGINE
   std::vector<ComponentVersion> components = engine::engineLibraryVersions();
 #else
-  std::vector<ComponentVersion> components{{"LibTorch", "not found at build time: no training engine"}};
+  std::vector<ComponentVersion> components{
+      {"LibTorch", "not found at build time: no training engine"}};
 #endif
   components.push_back({"registry client", registry::transportLibraryVersion()});
   return components;
 }
 
 std::string failureMessage(const CLI::App* /*app*/, const CLI::Error& error) {
-  return "trainbench: " + std::string(error.what()) +
-         "\nRun with --help for more information.\n";
+  return "trainbench: " + std::string(error.what()) + "\nRun with --help for more information.\n";
 }
 
 void addGlobalOptions(CLI::App& app, GlobalOptions& globals) {

@@ -100,6 +100,7 @@ RegisteredCommand registerAblationCommand(CLI::App& app);
 /// time): it is listed, takes any arguments, and fails with exit 1 saying
 /// which build option and library it needs (`why`).
 RegisteredCommand registerUnavailableCommand(CLI::App& app, const std::string& name,
-                                             const std::string& description, const std::string& why);
+                                             const std::string& description,
+                                             const std::string& why);
 
 }  // namespace tb::cli

@@ -35,8 +35,7 @@ std::string driverBranchText(int major) { return "R" + std::to_string(major); }
 
 }  // namespace
 
-std::vector<std::string> nextSteps(const catalog::Release& release,
-                                   const catalog::Catalog& catalog,
+std::vector<std::string> nextSteps(const catalog::Release& release, const catalog::Catalog& catalog,
                                    const compat::CompatQuery& query,
                                    const compat::CompatVerdict& verdict) {
   std::vector<std::string> steps;
@@ -45,23 +44,22 @@ std::vector<std::string> nextSteps(const catalog::Release& release,
       steps.push_back("Nothing to change: pull " + release.image + " and run it.");
       return steps;
     case compat::VerdictStatus::ForwardCompatible:
-      steps.push_back("Start the container through the image's own entrypoint (no --entrypoint, "
-                      "no Kubernetes command:), which switches the CUDA compat libraries on.");
+      steps.push_back(
+          "Start the container through the image's own entrypoint (no --entrypoint, "
+          "no Kubernetes command:), which switches the CUDA compat libraries on.");
       steps.push_back("For full support without compat libraries, upgrade the driver to " +
                       driverBranchText(release.requiredDriverMajor) + " or newer.");
       return steps;
-    case compat::VerdictStatus::Unsupported:
-      break;
+    case compat::VerdictStatus::Unsupported: break;
   }
 
   const std::string_view arch = catalog::toString(query.arch);
   if (!release.hasArchitecture(query.arch)) {
     const auto tags = tagsWithArchitecture(catalog, query.arch);
-    steps.push_back(tags.empty()
-                        ? "No release in the catalog is published for " + std::string(arch) +
-                              "; run on an amd64 host."
-                        : "Use a release published for " + std::string(arch) + ": " +
-                              joinList(tags) + ".");
+    steps.push_back(tags.empty() ? "No release in the catalog is published for " +
+                                       std::string(arch) + "; run on an amd64 host."
+                                 : "Use a release published for " + std::string(arch) + ": " +
+                                       joinList(tags) + ".");
     return steps;
   }
   if (!query.driver) {

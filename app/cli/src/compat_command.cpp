@@ -72,9 +72,9 @@ int runReport(const CommandContext& context, const CompatOptions& options,
 
 int runCompat(const CommandContext& context, const CompatOptions& options) {
   if (options.imageOption->count() == 0 && !options.all) {
-    return context.fail(makeError(
-        ErrorKind::BadInput,
-        "compat: give --image TAG to judge one release, or --all for every release"));
+    return context.fail(
+        makeError(ErrorKind::BadInput,
+                  "compat: give --image TAG to judge one release, or --all for every release"));
   }
   auto catalog = context.loadCatalog();
   if (!catalog) return context.fail(catalog.error());
@@ -89,8 +89,8 @@ int runCompat(const CommandContext& context, const CompatOptions& options) {
   auto host = resolveHost(hostOptions(options));
   if (!host) return context.fail(host.error());
   if (options.fromRegistry) {
-    auto declared = releaseFromRegistry(*release, options.image, host->query.arch,
-                                        options.registry, context.err());
+    auto declared = releaseFromRegistry(*release, options.image, host->query.arch, options.registry,
+                                        context.err());
     if (!declared) return context.fail(declared.error());
     host->notes.insert(host->notes.end(), declared->notes.begin(), declared->notes.end());
     return runSingle(context, options, declared->release, *catalog, *host);
@@ -140,9 +140,8 @@ RegisteredCommand registerCompatCommand(CLI::App& app) {
       "Exit codes: --image: 0 supported or forward-compatible, 3 unsupported;\n"
       "--all (a report): 0 whatever the verdicts; both: 2 bad input, 1 failure.\n"
       "Global options such as --catalog FILE: trainbench --help. Fields: docs/CLI.md.");
-  return {command, [options](const CommandContext& context) {
-            return runCompat(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runCompat(context, *options); }};
 }
 
 }  // namespace tb::cli

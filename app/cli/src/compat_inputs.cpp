@@ -77,8 +77,9 @@ void fillFromHost(const HostOptions& options, const compat::HostInfo& host, Judg
                                ", the one forward compatibility is least likely to cover");
       }
     } else if (host.driver) {
-      judged.notes.emplace_back("the driver was found but not the GPU model; give --gpu to judge "
-                                "forward compatibility, which depends on the GPU");
+      judged.notes.emplace_back(
+          "the driver was found but not the GPU model; give --gpu to judge "
+          "forward compatibility, which depends on the GPU");
     }
   }
   // A count belongs to the GPUs it counts: it is taken from the host only
@@ -115,8 +116,9 @@ Expected<JudgedHost> resolveHost(const HostOptions& options) {
   if (options.gpu) {
     query.gpuName = std::string(trim(*options.gpu));
     if (query.gpuName.empty()) {
-      return badInput("--gpu: the GPU name is empty; give it as nvidia-smi prints it, "
-                      "for example 'NVIDIA H100 80GB HBM3'");
+      return badInput(
+          "--gpu: the GPU name is empty; give it as nvidia-smi prints it, "
+          "for example 'NVIDIA H100 80GB HBM3'");
     }
   }
   query.gpuCount = 1;

@@ -14,7 +14,6 @@ namespace tb::cli {
 [[nodiscard]] Json verdictToJson(const ReleaseVerdict& result, const JudgedHost& host);
 
 /// The report of `compat --all`: {"host": {...}, "results": [...]}.
-[[nodiscard]] Json reportToJson(const std::vector<ReleaseVerdict>& results,
-                                const JudgedHost& host);
+[[nodiscard]] Json reportToJson(const std::vector<ReleaseVerdict>& results, const JudgedHost& host);
 
 }  // namespace tb::cli

@@ -66,8 +66,8 @@ void printVerdict(std::ostream& out, const ReleaseVerdict& result, const JudgedH
 
   out << "Status:   " << upper(compat::toString(verdict.status)) << '\n'
       << "Image:    " << release.tag << " (" << release.image << ")\n"
-      << "Needs:    CUDA " << release.cudaVersion << ", driver >= "
-      << release.requiredDriverMajor << '\n';
+      << "Needs:    CUDA " << release.cudaVersion << ", driver >= " << release.requiredDriverMajor
+      << '\n';
   printHost(out, host, compat::toString(verdict.gpuClass));
   out << '\n';
   printBulletList(out, "Reasons:", verdict.reasons);
@@ -97,9 +97,8 @@ void printReport(std::ostream& out, const catalog::Catalog& catalog,
   }
   table.print(out);
   out << '\n'
-      << supported + forwardCompatible << " of " << results.size()
-      << " releases run on this host (" << supported << " supported, " << forwardCompatible
-      << " forward-compatible).\n"
+      << supported + forwardCompatible << " of " << results.size() << " releases run on this host ("
+      << supported << " supported, " << forwardCompatible << " forward-compatible).\n"
       << "Reasons, warnings and what to do for one release: trainbench compat --image TAG\n";
 }
 

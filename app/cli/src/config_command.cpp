@@ -65,8 +65,11 @@ Expected<config::ImageConfig> buildConfig(const ConfigOptions& options,
                      "--registry: '" + options.registry + "' is not public or vpc");
   }
   const std::pair<const char*, const std::string*> numbers[] = {
-      {"--gpus", &options.gpus}, {"--nodes", &options.nodes}, {"--zero", &options.zero},
-      {"--micro-batch", &options.microBatch}, {"--seq", &options.seq}};
+      {"--gpus", &options.gpus},
+      {"--nodes", &options.nodes},
+      {"--zero", &options.zero},
+      {"--micro-batch", &options.microBatch},
+      {"--seq", &options.seq}};
   int* targets[] = {&result.gpusPerPod, &result.nodes, &result.deepspeed.zeroStage,
                     &result.microBatch, &result.seqLength};
   for (std::size_t i = 0; i < std::size(numbers); ++i) {
@@ -80,8 +83,8 @@ Expected<config::ImageConfig> buildConfig(const ConfigOptions& options,
 // The core names a bad field as it is called in ImageConfig ("gpus: '3' ...");
 // on the command line the same field is an option, so say "--gpus".
 Error asOptionError(Error error) {
-  for (const char* field : {"gpus:", "nodes:", "zero:", "micro-batch:", "seq:", "region:",
-                            "compile:", "model:"}) {
+  for (const char* field :
+       {"gpus:", "nodes:", "zero:", "micro-batch:", "seq:", "region:", "compile:", "model:"}) {
     if (error.message.starts_with(field)) {
       error.message = "--" + error.message;
       break;
@@ -192,10 +195,11 @@ int runConfig(const CommandContext& context, const ConfigOptions& options) {
 
 RegisteredCommand registerConfigCommand(CLI::App& app) {
   auto options = std::make_shared<ConfigOptions>();
-  CLI::App* command = app.add_subcommand(
-      "config", "Generate the env file, docker run, Kubernetes manifest, DeepSpeed JSON, "
-                "TrainingArguments, launch commands and an sbatch script for a "
-                "training-nv-pytorch release");
+  CLI::App* command =
+      app.add_subcommand("config",
+                         "Generate the env file, docker run, Kubernetes manifest, DeepSpeed JSON, "
+                         "TrainingArguments, launch commands and an sbatch script for a "
+                         "training-nv-pytorch release");
   command->add_option("--image", options->image, "Release: a tag (25.04) or an image reference")
       ->type_name("TAG")
       ->required();
@@ -206,8 +210,10 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
                     "Checkpoint optimization: CHECKPOINT_OPTIMIZATION=true");
   command->add_option("--gpus", options->gpus, "GPUs per pod: 1, 2, 4, 8 or 16 (default 8)")
       ->type_name("N");
-  command->add_option("--nodes", options->nodes, "Pods (machines); more than 1 gives an "
-                                                 "indexed Job (default 1)")
+  command
+      ->add_option("--nodes", options->nodes,
+                   "Pods (machines); more than 1 gives an "
+                   "indexed Job (default 1)")
       ->type_name("N");
   command->add_option("--zero", options->zero, "DeepSpeed ZeRO stage 0..3 (default 3)")
       ->type_name("STAGE");
@@ -219,13 +225,16 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
       ->type_name("KIND");
   command->add_option("--region", options->region, "VPC mirror region (default cn-beijing)")
       ->type_name("REGION");
-  command->add_option("--model", options->model, "Model of the engine's commands (benchmark, data-parallel run)")
+  command
+      ->add_option("--model", options->model,
+                   "Model of the engine's commands (benchmark, data-parallel run)")
       ->type_name("NAME");
   command->add_option("--micro-batch", options->microBatch, "Sequences per GPU per step")
       ->type_name("N");
   command->add_option("--seq", options->seq, "Sequence length (default 4096)")->type_name("N");
-  command->add_option("--format", options->format,
-                      "env, docker, k8s, deepspeed, training-args, launch, slurm or all (default)")
+  command
+      ->add_option("--format", options->format,
+                   "env, docker, k8s, deepspeed, training-args, launch, slurm or all (default)")
       ->type_name("FORMAT");
   command->add_option("--out", options->outDir, "Write the artifacts into this folder")
       ->type_name("DIR");
@@ -235,9 +244,8 @@ RegisteredCommand registerConfigCommand(CLI::App& app) {
       "NCCL_SOCKET_IFNAME follows the pod size: eth0 for 1, 2, 4 or 8 GPUs, hpn0 for 16.\n"
       "Check what you have with: trainbench validate FILE...\n"
       "Exit codes: 0 generated, 2 bad input, 1 a file could not be written.");
-  return {command, [options](const CommandContext& context) {
-            return runConfig(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runConfig(context, *options); }};
 }
 
 }  // namespace tb::cli

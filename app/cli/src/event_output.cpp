@@ -19,8 +19,9 @@ Expected<runs::EventSink> openEventSink(const std::string& target, std::ostream&
   file = std::make_shared<std::ofstream>(target, std::ios::out | std::ios::trunc);
   if (!*file) {
     const int code = errno;
-    return makeError(writeFailureKind(code), "--events: cannot write " + target +
-                                                 (code != 0 ? ": " + std::string(std::strerror(code)) : ""));
+    return makeError(writeFailureKind(code),
+                     "--events: cannot write " + target +
+                         (code != 0 ? ": " + std::string(std::strerror(code)) : ""));
   }
   return runs::EventSink([file](const std::string& line) { *file << line << '\n' << std::flush; });
 }

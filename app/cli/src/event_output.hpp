@@ -17,8 +17,7 @@ namespace tb::cli {
 /// error naming it ("--events: cannot write PATH: WHY"): bad input for a
 /// folder given as the file, Io otherwise. `file` keeps the file open for
 /// as long as the sink is used.
-[[nodiscard]] Expected<runs::EventSink> openEventSink(const std::string& target,
-                                                      std::ostream& out,
+[[nodiscard]] Expected<runs::EventSink> openEventSink(const std::string& target, std::ostream& out,
                                                       std::shared_ptr<std::ofstream>& file);
 
 }  // namespace tb::cli

@@ -19,12 +19,10 @@ inline constexpr int kExitCheckFailed = 3;
   switch (kind) {
     case ErrorKind::BadInput:
     case ErrorKind::NotFound:
-    case ErrorKind::Parse:
-      return kExitBadInput;
+    case ErrorKind::Parse: return kExitBadInput;
     case ErrorKind::Io:
     case ErrorKind::Runtime:
-    case ErrorKind::Cancelled:
-      return kExitRuntimeFailure;
+    case ErrorKind::Cancelled: return kExitRuntimeFailure;
   }
   return kExitRuntimeFailure;
 }

@@ -56,16 +56,16 @@ int runImages(const CommandContext& context, const ImagesOptions& options) {
 RegisteredCommand registerImagesCommand(CLI::App& app) {
   auto options = std::make_shared<ImagesOptions>();
   CLI::App* command = app.add_subcommand(
-      "images", "List the training-nv-pytorch releases in the catalog (CUDA, required driver, "
-                "CPU architectures, components)");
+      "images",
+      "List the training-nv-pytorch releases in the catalog (CUDA, required driver, "
+      "CPU architectures, components)");
   command->add_flag("--json", options->json,
                     "Print the catalog as one JSON document (fields: docs/CLI.md)");
   command->footer(
       "Exit codes: 0 listed, 2 a --catalog file cannot be used.\n"
       "Global options such as --catalog FILE: trainbench --help. Fields: docs/CLI.md.");
-  return {command, [options](const CommandContext& context) {
-            return runImages(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runImages(context, *options); }};
 }
 
 }  // namespace tb::cli

@@ -157,10 +157,9 @@ void printImports(std::ostream& out, const std::vector<logs::ImportedLog>& impor
   for (std::size_t i = 0; i < imports.size(); ++i) {
     const runs::ImportedRun& run = imports[i].run;
     const logs::ImportMedians& m = imports[i].medians;
-    const std::string steps = run.firstStep && run.lastStep
-                                  ? std::to_string(*run.firstStep) + "-" +
-                                        std::to_string(*run.lastStep)
-                                  : "-";
+    const std::string steps = run.firstStep && run.lastStep ? std::to_string(*run.firstStep) + "-" +
+                                                                  std::to_string(*run.lastStep)
+                                                            : "-";
     table.addRow({run.source, run.format + (run.partial ? " (partial)" : ""), labels[i],
                   std::to_string(run.records), steps, orDash(m.stepTimeSeconds, 3),
                   orDash(m.tokensPerSecondPerGpu), orDash(m.tflopsPerGpu),
@@ -170,11 +169,15 @@ void printImports(std::ostream& out, const std::vector<logs::ImportedLog>& impor
   for (std::size_t i = 0; i < imports.size(); ++i) {
     const logs::ImportedLog& imported = imports[i];
     const std::optional<double>& benchmark = imported.medians.benchmarkThroughput;
-    if (imported.missing.empty() && imported.hints.empty() && !imported.run.partial && !benchmark) continue;
+    if (imported.missing.empty() && imported.hints.empty() && !imported.run.partial && !benchmark)
+      continue;
     out << '\n' << imported.run.source << ":\n";
     if (imported.run.partial) out << "  partial: " << imported.run.partialReason << '\n';
-    if (benchmark) out << "  benchmark throughput (median, in the benchmark's own unit): " << orDash(benchmark, 2) << '\n';
-    if (!imported.missing.empty()) out << "  not in the file: " << joinList(imported.missing) << '\n';
+    if (benchmark)
+      out << "  benchmark throughput (median, in the benchmark's own unit): "
+          << orDash(benchmark, 2) << '\n';
+    if (!imported.missing.empty())
+      out << "  not in the file: " << joinList(imported.missing) << '\n';
     for (const std::string& hint : imported.hints) out << "  " << hint << '\n';
   }
 }
@@ -212,8 +215,9 @@ int runImport(const CommandContext& context, const ImportCommandOptions& options
     for (std::size_t i = 0; i < imports.size(); ++i) {
       runs.push_back(importToJson(imports[i], (*labels)[i]));
     }
-    printJson(context.out(),
-              Json{{"runs", runs}, {"out", options.out.empty() ? Json(nullptr) : Json(options.out)}});
+    printJson(
+        context.out(),
+        Json{{"runs", runs}, {"out", options.out.empty() ? Json(nullptr) : Json(options.out)}});
   } else {
     printImports(context.out(), imports, *labels);
     if (!options.out.empty()) context.out() << "\nwrote " << options.out << '\n';
@@ -226,40 +230,51 @@ int runImport(const CommandContext& context, const ImportCommandOptions& options
 RegisteredCommand registerImportCommand(CLI::App& app) {
   auto options = std::make_shared<ImportCommandOptions>();
   CLI::App* command = app.add_subcommand(
-      "import", "Read the logs real training runs wrote (Hugging Face Trainer, Megatron-LM, "
-                "DeepSpeed, torchtitan, NeMo/Lightning, MLPerf, TensorBoard) into the ablation");
-  command->add_option("paths", options->paths, "Log files, or folders (TensorBoard runs, Trainer output)")
+      "import",
+      "Read the logs real training runs wrote (Hugging Face Trainer, Megatron-LM, "
+      "DeepSpeed, torchtitan, NeMo/Lightning, MLPerf, TensorBoard) into the ablation");
+  command
+      ->add_option("paths", options->paths,
+                   "Log files, or folders (TensorBoard runs, Trainer output)")
       ->type_name("FILE|DIR")
       ->required();
-  command->add_option("--label", options->labels,
-                      "Ablation label: Base, AC2, AC2+CompilerOpt, AC2+CompilerOpt+CkptOpt; once "
-                      "for all files or once per file, in order")
+  command
+      ->add_option("--label", options->labels,
+                   "Ablation label: Base, AC2, AC2+CompilerOpt, AC2+CompilerOpt+CkptOpt; once "
+                   "for all files or once per file, in order")
       ->type_name("LABEL")
       ->required();
-  command->add_option("--model", options->model, "Model name the runs are compared under (default unknown)")
+  command
+      ->add_option("--model", options->model,
+                   "Model name the runs are compared under (default unknown)")
       ->type_name("NAME");
   command->add_option("--gpus", options->gpus, "GPUs of the job, where the file does not say")
       ->type_name("N");
   command->add_option("--seq", options->seq, "Tokens per sample, where the file does not say")
       ->type_name("T");
-  command->add_option("--global-batch", options->globalBatch,
-                      "Samples per optimizer step, where the file does not say")
+  command
+      ->add_option("--global-batch", options->globalBatch,
+                   "Samples per optimizer step, where the file does not say")
       ->type_name("B");
-  command->add_option("--skip-first", options->skipFirst,
-                      "Warm-up records left out of the medians (default: what the framework skips)")
+  command
+      ->add_option("--skip-first", options->skipFirst,
+                   "Warm-up records left out of the medians (default: what the framework skips)")
       ->type_name("N");
-  command->add_option("--format", options->format, "Read as this format instead of detecting it: " + formatNames())
+  command
+      ->add_option("--format", options->format,
+                   "Read as this format instead of detecting it: " + formatNames())
       ->type_name("F");
-  command->add_option("--out", options->out, "Write the cluster-results JSON the ablation and reports read")
+  command
+      ->add_option("--out", options->out,
+                   "Write the cluster-results JSON the ablation and reports read")
       ->type_name("FILE");
   command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
   command->footer(
       "The format is detected from the content, never the name. Values the file cannot give\n"
       "are null, never guessed; the hints say which option would complete them.\n"
       "Exit codes: 0 imported; 2 bad input, a file in no known format, a corrupt record.");
-  return {command, [options](const CommandContext& context) {
-            return runImport(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runImport(context, *options); }};
 }
 
 }  // namespace tb::cli

@@ -41,7 +41,7 @@ Expected<memory::MeasuredPeak> readOne(const Json& entry) {
   try {
     ModelFlags model;
     model.model = text("model", "tiny");
-    model.overrides = {integer("vocab"), integer("dim"),   integer("layers"), integer("heads"),
+    model.overrides = {integer("vocab"),    integer("dim"), integer("layers"), integer("heads"),
                        integer("kv_heads"), integer("ffn"), integer("seq"),    integer("batch")};
     ParallelFlags parallel;
     parallel.dp = integer("dp").value_or(1);
@@ -89,8 +89,7 @@ Expected<memory::MeasuredPeak> readOne(const Json& entry) {
         if (!entry.contains(key)) continue;
         return makeError(ErrorKind::BadInput, std::string("\"") + key +
                                                   "\" describes this engine; the " +
-                                                  memory::toString(*profile) +
-                                                  " profile has none");
+                                                  memory::toString(*profile) + " profile has none");
       }
     }
     return measured;
@@ -157,15 +156,15 @@ Expected<std::vector<memory::MeasuredPeak>> readRunStore(const std::string& stor
     auto point = measuredRun(runDir);
     if (!point) continue;
     if (!*point) {
-      return makeError(ErrorKind::BadInput, "--calibrate: " + runDir.string() + ": " +
-                                                point->error().message);
+      return makeError(ErrorKind::BadInput,
+                       "--calibrate: " + runDir.string() + ": " + point->error().message);
     }
     points.push_back(**point);
   }
   if (points.empty()) {
-    return makeError(ErrorKind::BadInput,
-                     "--calibrate: " + store +
-                         ": no completed CPU run with a measured peak (trainbench run)");
+    return makeError(
+        ErrorKind::BadInput,
+        "--calibrate: " + store + ": no completed CPU run with a measured peak (trainbench run)");
   }
   return points;
 }

@@ -16,8 +16,7 @@ namespace tb::cli {
 /// (kv_heads, sequence_parallel), plus profile, recompute and peak_bytes.
 /// A directory is a run store (or one run): each completed CPU run of
 /// `trainbench run` is an `engine` measurement of its own configuration.
-[[nodiscard]] Expected<std::vector<memory::MeasuredPeak>> readMeasurements(
-    const std::string& path);
+[[nodiscard]] Expected<std::vector<memory::MeasuredPeak>> readMeasurements(const std::string& path);
 
 /// Fits, merges into the stored set, saves, and prints errors before and after.
 int runCalibrate(const CommandContext& context, const std::string& path, bool json);

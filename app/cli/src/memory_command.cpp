@@ -44,8 +44,8 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
   if (!prediction) return context.fail(prediction.error());
   if (resolved->calibration) {
     const std::uint64_t corrected = resolved->calibration->apply(prediction->totalBytes);
-    prediction->calibrationBytes = static_cast<std::int64_t>(corrected) -
-                                   static_cast<std::int64_t>(prediction->totalBytes);
+    prediction->calibrationBytes =
+        static_cast<std::int64_t>(corrected) - static_cast<std::int64_t>(prediction->totalBytes);
     prediction->totalBytes = corrected;
   }
   const memory::MemoryPrediction& p = *prediction;
@@ -82,8 +82,7 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
     out << resolved->input.model.name << " (" << p.params << " parameters), profile "
         << memory::toString(resolved->input.profile) << ", "
         << memory::toString(resolved->input.parallel.dtype) << ", recompute "
-        << memory::toString(*policy)
-        << (resolved->input.compiledStep ? ", compiled step" : "")
+        << memory::toString(*policy) << (resolved->input.compiledStep ? ", compiled step" : "")
         << (resolved->runtime.empty() ? "" : ", runtime " + resolved->runtime) << "\n";
     if (!mapping.empty()) out << "recompute " << mapping << "\n";
     out << "peak " << formatBytes(p.totalBytes) << " per rank (" << p.peakPhase << ")";
@@ -95,8 +94,8 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
     printBreakdown(out, p.breakdown);
     if (p.calibrationBytes != 0) {
       out << "\ncalibration: " << (p.calibrationBytes > 0 ? "+" : "-")
-          << formatBytes(static_cast<std::uint64_t>(
-                 p.calibrationBytes > 0 ? p.calibrationBytes : -p.calibrationBytes))
+          << formatBytes(static_cast<std::uint64_t>(p.calibrationBytes > 0 ? p.calibrationBytes
+                                                                           : -p.calibrationBytes))
           << " (stored fit for this profile; --no-calibration to ignore)\n";
     }
     if (hasBudget) {
@@ -118,31 +117,32 @@ int runMemory(const CommandContext& context, const MemoryOptions& options) {
 
 RegisteredCommand registerMemoryCommand(CLI::App& app) {
   auto options = std::make_shared<MemoryOptions>();
-  CLI::App* command = app.add_subcommand(
-      "memory", "Predict the peak memory of a training job, term by term");
+  CLI::App* command =
+      app.add_subcommand("memory", "Predict the peak memory of a training job, term by term");
   addPredictionFlags(*command, options->prediction);
-  command->add_option("--recompute", options->recompute,
-                      "none (default), selective, selective:MODULES (core_attn, layernorm, "
-                      "mlp_act; head: the engine's chunked output head), full, layers:K, "
-                      "layers:K+selective[:MODULES], op, every:N, uniform:N, or as a "
-                      "framework names it: torchtitan:full|op|every:N, "
-                      "megatron:selective[:MODULES]|full:uniform:N|full:block:N, "
-                      "deepspeed:checkpointing, hf:gradient_checkpointing")
+  command
+      ->add_option("--recompute", options->recompute,
+                   "none (default), selective, selective:MODULES (core_attn, layernorm, "
+                   "mlp_act; head: the engine's chunked output head), full, layers:K, "
+                   "layers:K+selective[:MODULES], op, every:N, uniform:N, or as a "
+                   "framework names it: torchtitan:full|op|every:N, "
+                   "megatron:selective[:MODULES]|full:uniform:N|full:block:N, "
+                   "deepspeed:checkpointing, hf:gradient_checkpointing")
       ->type_name("POLICY");
-  command->add_option("--calibrate", options->calibrate,
-                      "Fit and store the per-profile correction from measured peaks in FILE, "
-                      "or from the completed runs of a run store DIR such as "
-                      "$XDG_DATA_HOME/trainbench/runs (docs/CLI.md), reporting the error "
-                      "before and after")
+  command
+      ->add_option("--calibrate", options->calibrate,
+                   "Fit and store the per-profile correction from measured peaks in FILE, "
+                   "or from the completed runs of a run store DIR such as "
+                   "$XDG_DATA_HOME/trainbench/runs (docs/CLI.md), reporting the error "
+                   "before and after")
       ->type_name("FILE|DIR");
   takeLastOfRepeatedValues(*command);
   command->footer(
       "Sizes are per rank, in bytes in JSON. Cluster profiles predict the peak reserved\n"
       "memory of PyTorch's caching allocator. What each term rests on: docs/MEMORY.md.\n"
       "Exit codes: 0 predicted (and fits, with --gpu-memory); 3 does not fit; 2 bad input.");
-  return {command, [options](const CommandContext& context) {
-            return runMemory(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runMemory(context, *options); }};
 }
 
 }  // namespace tb::cli

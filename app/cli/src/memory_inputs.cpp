@@ -42,27 +42,31 @@ Expected<std::string> applyRuntime(const std::string& text, memory::PredictionIn
 void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
   addModelFlags(command, flags.model);
   addParallelFlags(command, flags.parallel);
-  command.add_option("--profile", flags.profile,
-                     "engine (this engine, default), megatron, deepspeed, fsdp (the Trainer's "
-                     "or accelerate's FSDP) or torchtitan (FSDP2 with TP, PP and CP): peak "
-                     "reserved memory of those frameworks")
+  command
+      .add_option("--profile", flags.profile,
+                  "engine (this engine, default), megatron, deepspeed, fsdp (the Trainer's "
+                  "or accelerate's FSDP) or torchtitan (FSDP2 with TP, PP and CP): peak "
+                  "reserved memory of those frameworks")
       ->type_name("NAME");
-  command.add_option("--compile", flags.compile,
-                     "on or off (default): the engine's compiled step (trainbench run "
-                     "--compile), whose fused kernels keep less for backward; with "
-                     "--profile torchtitan, torch.compile of each block")
+  command
+      .add_option("--compile", flags.compile,
+                  "on or off (default): the engine's compiled step (trainbench run "
+                  "--compile), whose fused kernels keep less for backward; with "
+                  "--profile torchtitan, torch.compile of each block")
       ->type_name("on|off");
-  command.add_option("--framework-version", flags.frameworkVersion,
-                     "The framework's code where its date changes the answer: 2024-12 "
-                     "(torchtitan's loss not compiled), 2025-06 or current (default, the same)")
+  command
+      .add_option("--framework-version", flags.frameworkVersion,
+                  "The framework's code where its date changes the answer: 2024-12 "
+                  "(torchtitan's loss not compiled), 2025-06 or current (default, the same)")
       ->type_name("DATE");
   command.add_flag("--float8", flags.float8,
                    "torchtitan's float8 linears (torchao), which per-op checkpointing "
                    "keeps differently");
-  command.add_option("--runtime", flags.runtime,
-                     "The engine runtime predicted, as trainbench run --runtime takes it: "
-                     "tuned (default, as run) or stock, then optional ,-SWITCH or ,+SWITCH; "
-                     "engine profile only")
+  command
+      .add_option("--runtime", flags.runtime,
+                  "The engine runtime predicted, as trainbench run --runtime takes it: "
+                  "tuned (default, as run) or stock, then optional ,-SWITCH or ,+SWITCH; "
+                  "engine profile only")
       ->type_name("RUNTIME");
   command.add_option("--gpu-memory", flags.gpuMemory, "Memory of one device in GiB (80)")
       ->type_name("GIB");
@@ -115,8 +119,8 @@ Expected<std::uint64_t> parseGpuMemory(const std::string& text) {
   const double gib = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(gib) || gib <= 0 ||
       gib > 1e6) {
-    return makeError(ErrorKind::BadInput, "--gpu-memory: '" + text +
-                                              "' is not a size in GiB above 0 (for example 80)");
+    return makeError(ErrorKind::BadInput,
+                     "--gpu-memory: '" + text + "' is not a size in GiB above 0 (for example 80)");
   }
   return static_cast<std::uint64_t>(std::llround(gib * kGiB));
 }

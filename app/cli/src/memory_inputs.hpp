@@ -23,7 +23,7 @@ struct PredictionFlags {
   ModelFlags model;
   ParallelFlags parallel;
   std::string profile = "engine";
-  std::string gpuMemory;  ///< GiB as typed; empty when not given
+  std::string gpuMemory;        ///< GiB as typed; empty when not given
   std::string compile = "off";  ///< on|off: the engine's compiled step
   std::string runtime;          ///< as `run --runtime` spells it; empty: tuned, run's default
   std::string frameworkVersion = "current";  ///< 2024-12|2025-06|current (torchtitan's loss)

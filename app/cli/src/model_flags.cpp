@@ -10,8 +10,9 @@
 namespace tb::cli {
 
 void addModelFlags(CLI::App& command, ModelFlags& flags) {
-  command.add_option("--model", flags.model,
-                     "Preset: " + joinList(model::presetNames()) + " (default tiny)")
+  command
+      .add_option("--model", flags.model,
+                  "Preset: " + joinList(model::presetNames()) + " (default tiny)")
       ->type_name("NAME");
   model::ModelOverrides& o = flags.overrides;
   command.add_option("--vocab", o.vocab, "Vocabulary size")->type_name("N");
@@ -37,17 +38,20 @@ void addParallelFlags(CLI::App& command, ParallelFlags& flags) {
   command.add_option("--dp", flags.dp, "Data-parallel ranks (default 1)")->type_name("N");
   command.add_option("--tp", flags.tp, "Tensor-parallel ranks (default 1)")->type_name("N");
   command.add_option("--pp", flags.pp, "Pipeline stages, 1F1B (default 1)")->type_name("N");
-  command.add_option("--cp", flags.cp,
-                     "Context-parallel ranks, each holding seq/cp tokens; FSDP and ZeRO shard "
-                     "over dp x cp (default 1)")
+  command
+      .add_option("--cp", flags.cp,
+                  "Context-parallel ranks, each holding seq/cp tokens; FSDP and ZeRO shard "
+                  "over dp x cp (default 1)")
       ->type_name("N");
   command.add_option("--zero", flags.zero, "ZeRO stage 0..3 over the DP ranks (default 0)")
       ->type_name("0..3");
-  command.add_option("--dtype", flags.dtype,
-                     "fp32, bf16 or fp16 (default fp32 for engine, bf16 for cluster profiles)")
+  command
+      .add_option("--dtype", flags.dtype,
+                  "fp32, bf16 or fp16 (default fp32 for engine, bf16 for cluster profiles)")
       ->type_name("DTYPE");
-  command.add_option("--attention", flags.attention,
-                     "flash or eager (default eager for engine, flash for cluster profiles)")
+  command
+      .add_option("--attention", flags.attention,
+                  "flash or eager (default eager for engine, flash for cluster profiles)")
       ->type_name("KIND");
   command.add_flag("--sequence-parallel", flags.sequenceParallel,
                    "Sequence parallelism (Megatron's, torchtitan's TP plan): norm "
@@ -70,8 +74,8 @@ Expected<memory::ParallelConfig> resolveParallel(const ParallelFlags& flags,
   auto dtype = memory::parseDType(flags.dtype.empty() ? (engine ? "fp32" : "bf16") : flags.dtype);
   if (!dtype) return dtype.error();
   parallel.dtype = *dtype;
-  const std::string attention = flags.attention.empty() ? (engine ? "eager" : "flash")
-                                                        : flags.attention;
+  const std::string attention =
+      flags.attention.empty() ? (engine ? "eager" : "flash") : flags.attention;
   if (attention != "flash" && attention != "eager") {
     return makeError(ErrorKind::BadInput,
                      "--attention: unknown kind '" + attention + "' (known: flash, eager)");
@@ -89,7 +93,7 @@ std::vector<std::string> modelArguments(const ModelFlags& flags) {
   std::vector<std::string> args{"--model", flags.model};
   const model::ModelOverrides& o = flags.overrides;
   const std::pair<const char*, const std::optional<std::int64_t>*> fields[] = {
-      {"--vocab", &o.vocab}, {"--dim", &o.dim},   {"--layers", &o.layers},
+      {"--vocab", &o.vocab}, {"--dim", &o.dim},          {"--layers", &o.layers},
       {"--heads", &o.heads}, {"--kv-heads", &o.kvHeads}, {"--ffn", &o.ffn},
       {"--seq", &o.seq},     {"--batch", &o.batch}};
   for (const auto& [flag, value] : fields) {

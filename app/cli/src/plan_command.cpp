@@ -58,15 +58,15 @@ Json planJson(const ResolvedPrediction& resolved, const memory::RecomputePlan& p
   document["calibration"] = calibrationJson(resolved.calibration);
   document["selective"] = {{"peak_bytes", plan.selective.peakBytes},
                            {"time_ratio", plan.selective.timeRatio}};
-  document["next_cheaper"] =
-      plan.nextCheaper ? Json{{"policy", memory::toString(*plan.nextCheaper)},
-                              {"peak_bytes", plan.nextCheaperPoint.peakBytes},
-                              {"time_ratio", plan.nextCheaperPoint.timeRatio}}
-                       : Json(nullptr);
+  document["next_cheaper"] = plan.nextCheaper
+                                 ? Json{{"policy", memory::toString(*plan.nextCheaper)},
+                                        {"peak_bytes", plan.nextCheaperPoint.peakBytes},
+                                        {"time_ratio", plan.nextCheaperPoint.timeRatio}}
+                                 : Json(nullptr);
   Json curve = Json::array();
   for (const memory::CurvePoint& point : plan.curve) {
-    curve.push_back({{"k", point.k}, {"peak_bytes", point.peakBytes},
-                     {"time_ratio", point.timeRatio}});
+    curve.push_back(
+        {{"k", point.k}, {"peak_bytes", point.peakBytes}, {"time_ratio", point.timeRatio}});
   }
   document["curve"] = curve;
   return document;
@@ -82,8 +82,8 @@ void printPlan(std::ostream& out, const ResolvedPrediction& resolved,
       << " margin\n";
   if (plan.fits) {
     out << "recommended: --recompute " << memory::toString(plan.policy) << ", peak "
-        << formatBytes(plan.predictedPeakBytes) << ", step time "
-        << percent(plan.timeOverheadRatio) << "\n";
+        << formatBytes(plan.predictedPeakBytes) << ", step time " << percent(plan.timeOverheadRatio)
+        << "\n";
     const std::string spelling = memory::frameworkSpelling(input.profile, plan.policy);
     if (!spelling.empty()) {
       out << "as " << memory::toString(input.profile) << " spells it: " << spelling << "\n";
@@ -146,8 +146,9 @@ RegisteredCommand registerPlanCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "plan", "The least activation recomputation that fits a memory budget, and the curve");
   addPredictionFlags(*command, options->prediction);
-  command->add_option("--margin", options->margin,
-                      "Share of the budget kept free, 0 to <1 (default 0.05)")
+  command
+      ->add_option("--margin", options->margin,
+                   "Share of the budget kept free, 0 to <1 (default 0.05)")
       ->type_name("FRACTION");
   takeLastOfRepeatedValues(*command);
   command->footer(

@@ -70,20 +70,20 @@ RegisteredCommand registerRegistryCommand(CLI::App& app) {
   command->require_subcommand(1);
   CLI::App* tags = addAction(*command, "tags", "List a repository's tags, sorted",
                              "Repository: REGISTRY/NAME (no tag)", *tagsOptions);
-  CLI::App* inspect = addAction(
-      *command, "inspect",
-      "Show a tag's digest, platforms and, per platform, the CUDA and driver it declares",
-      "Image: REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:...", *inspectOptions);
+  CLI::App* inspect =
+      addAction(*command, "inspect",
+                "Show a tag's digest, platforms and, per platform, the CUDA and driver it declares",
+                "Image: REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:...", *inspectOptions);
   command->footer(
       "Credentials (optional) come from TRAINBENCH_REGISTRY_USERNAME and\n"
       "TRAINBENCH_REGISTRY_PASSWORD; proxies from http_proxy, https_proxy, no_proxy.\n"
       "Exit codes: 0 done, 1 network or registry failure, 2 bad reference or unknown tag.");
-  return {command, [tags, inspect, tagsOptions, inspectOptions](const CommandContext& context) {
-            if (tags->parsed()) return runTags(context, *tagsOptions);
-            if (inspect->parsed()) return runInspect(context, *inspectOptions);
-            return context.fail(
-                makeError(ErrorKind::BadInput, "registry: give 'tags' or 'inspect'"));
-          }};
+  return {
+      command, [tags, inspect, tagsOptions, inspectOptions](const CommandContext& context) {
+        if (tags->parsed()) return runTags(context, *tagsOptions);
+        if (inspect->parsed()) return runInspect(context, *inspectOptions);
+        return context.fail(makeError(ErrorKind::BadInput, "registry: give 'tags' or 'inspect'"));
+      }};
 }
 
 }  // namespace tb::cli

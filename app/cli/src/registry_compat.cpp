@@ -20,8 +20,8 @@ Expected<registry::DeclaredRelease> releaseFromRegistry(const catalog::Release& 
   auto inspection =
       registry::inspectImage(**client, reference->repository, reference->manifestReference());
   if (!inspection) return std::move(inspection).error();
-  return registry::applyDeclaration(&catalogRelease, *inspection,
-                                    reference->manifestReference(), arch);
+  return registry::applyDeclaration(&catalogRelease, *inspection, reference->manifestReference(),
+                                    arch);
 }
 
 }  // namespace tb::cli

@@ -27,8 +27,9 @@ Json tagsToJson(const registry::ImageReference& repository, const std::vector<st
 void printTags(std::ostream& out, const registry::ImageReference& repository,
                const std::vector<std::string>& tags) {
   for (const std::string& tag : tags) out << tag << '\n';
-  out << '\n' << tags.size() << (tags.size() == 1 ? " tag" : " tags") << " in "
-      << repository.registry << "/" << repository.repository << ".\n";
+  out << '\n'
+      << tags.size() << (tags.size() == 1 ? " tag" : " tags") << " in " << repository.registry
+      << "/" << repository.repository << ".\n";
 }
 
 Json inspectionToJson(const registry::ImageReference& reference,

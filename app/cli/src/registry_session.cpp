@@ -20,9 +20,9 @@ constexpr long long kMaxTimeoutSeconds = 3600;
 Expected<std::chrono::milliseconds> parseTimeout(const std::string& text) {
   const auto seconds = parseUnsigned(trim(text));
   if (!seconds || *seconds < 1 || *seconds > kMaxTimeoutSeconds) {
-    return makeError(ErrorKind::BadInput,
-                     "--registry-timeout: expected whole seconds from 1 to 3600, got '" + text +
-                         "'");
+    return makeError(
+        ErrorKind::BadInput,
+        "--registry-timeout: expected whole seconds from 1 to 3600, got '" + text + "'");
   }
   return std::chrono::milliseconds(*seconds * 1000);
 }
@@ -42,8 +42,9 @@ void addRegistryOptions(CLI::App& command, RegistryOptions& options) {
                    "localhost or ::1 (tests)");
   // Checked as it is parsed, so a bad value is refused even where no
   // registry is asked (compat without --from-registry).
-  command.add_option("--registry-timeout", options.timeout,
-                     "Seconds one registry request may take in all (default 60)")
+  command
+      .add_option("--registry-timeout", options.timeout,
+                  "Seconds one registry request may take in all (default 60)")
       ->type_name("SECONDS")
       ->check([](const std::string& text) {
         auto timeout = parseTimeout(text);
@@ -64,7 +65,8 @@ Expected<std::unique_ptr<registry::RegistryClient>> makeRegistryClient(
     if (!registry::isLoopbackRegistry(registryHost)) {
       return makeError(ErrorKind::BadInput,
                        "--insecure: allowed only for a registry on this machine (127.0.0.1, "
-                       "localhost, ::1), not '" + registryHost + "'");
+                       "localhost, ::1), not '" +
+                           registryHost + "'");
     }
     err << "trainbench: WARNING: --insecure: talking plain HTTP to " << registryHost
         << " with no TLS verification; use this only for a local test registry\n";

@@ -26,8 +26,9 @@ report::ReportCharts renderReportCharts(const bench::AblationResults& results,
                                         const std::filesystem::path& renderer) {
   std::error_code error;
   if (renderer.empty() || !std::filesystem::exists(renderer, error)) {
-    return noCharts("they are drawn by trainbench-charts, which is not installed beside "
-                    "trainbench (a build without the GUI has none)");
+    return noCharts(
+        "they are drawn by trainbench-charts, which is not installed beside "
+        "trainbench (a build without the GUI has none)");
   }
   ProcessOptions options;
   options.timeout = std::chrono::seconds(120);

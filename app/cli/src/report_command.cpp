@@ -37,8 +37,8 @@ struct ReportOptions {
 Expected<report::ReportFormat> chooseFormat(const ReportOptions& options) {
   if (!options.format.empty()) {
     if (auto format = report::parseReportFormat(toLower(options.format))) return *format;
-    return makeError(ErrorKind::BadInput, "--format " + options.format +
-                                              ": unknown format (use html, md, csv or json)");
+    return makeError(ErrorKind::BadInput,
+                     "--format " + options.format + ": unknown format (use html, md, csv or json)");
   }
   std::string suffix = toLower(std::filesystem::path(options.out).extension().string());
   if (!suffix.empty()) suffix.erase(0, 1);
@@ -69,7 +69,8 @@ Expected<std::vector<bench::ConfigurationResult>> importOne(const std::string& a
       return makeError(ErrorKind::BadInput,
                        "--import " + argument +
                            ": not a cluster-results file (.csv or .json); a training log is "
-                           "given with its ablation label, --import Base=" + argument);
+                           "given with its ablation label, --import Base=" +
+                           argument);
     }
     return bench::importClusterResults(argument);
   }
@@ -132,17 +133,18 @@ int runReport(const CommandContext& context, const ReportOptions& options) {
 RegisteredCommand registerReportCommand(CLI::App& app) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* command = app.add_subcommand(
-      "report", "Render ablation results (results.json, plus imported cluster runs) as an HTML, "
-                "Markdown, CSV or JSON report");
+      "report",
+      "Render ablation results (results.json, plus imported cluster runs) as an HTML, "
+      "Markdown, CSV or JSON report");
   command->add_option("--in", options->in, "results.json written by `trainbench benchmark`")
       ->required();
-  command->add_option("--import", options->imports,
-                      "Cluster results (.csv or .json, docs/RESULTS.md), or LABEL=LOG: a training "
-                      "framework's own log (trainbench import reads the same) under an ablation "
-                      "label; may be repeated")
+  command
+      ->add_option("--import", options->imports,
+                   "Cluster results (.csv or .json, docs/RESULTS.md), or LABEL=LOG: a training "
+                   "framework's own log (trainbench import reads the same) under an ablation "
+                   "label; may be repeated")
       ->type_name("FILE|LABEL=LOG");
-  command->add_option("--gpus", options->gpus,
-                      "GPUs of the jobs whose logs (LABEL=LOG) do not say")
+  command->add_option("--gpus", options->gpus, "GPUs of the jobs whose logs (LABEL=LOG) do not say")
       ->type_name("N");
   command->add_option("--format", options->format,
                       "html, md, csv or json (default: from the --out suffix)");
@@ -153,9 +155,8 @@ RegisteredCommand registerReportCommand(CLI::App& app) {
       "Exit codes: 0 written, 1 the file could not be written, 2 bad input (a missing or "
       "damaged results file, a bad cluster file, an unknown format).\nFormats and fields: "
       "docs/RESULTS.md, docs/CLI.md.");
-  return {command, [options](const CommandContext& context) {
-            return runReport(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runReport(context, *options); }};
 }
 
 }  // namespace tb::cli

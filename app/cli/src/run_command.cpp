@@ -121,9 +121,9 @@ Status checkRunValues(const RunOptions& options, const engine::RuntimeOptions& r
   }
   // The workers' own values, checked before any worker starts.
   if (options.distTimeoutSeconds <= 0.0) {
-    return makeError(ErrorKind::BadInput, "--dist-timeout " +
-                                              formatDecimal(options.distTimeoutSeconds) +
-                                              ": must be positive");
+    return makeError(
+        ErrorKind::BadInput,
+        "--dist-timeout " + formatDecimal(options.distTimeoutSeconds) + ": must be positive");
   }
   if (options.bucketMiB < 0.0) {
     return makeError(ErrorKind::BadInput,
@@ -188,14 +188,13 @@ int trainAndReport(const CommandContext& context, const RunOptions& options,
     printRunSummary(context.out(), *summary);
   }
   if (summary->state == runs::RunState::Completed) return kExitSuccess;
-  context.err() << "trainbench: run " << runs::toString(summary->state) << ": "
-                << summary->message << '\n';
+  context.err() << "trainbench: run " << runs::toString(summary->state) << ": " << summary->message
+                << '\n';
   return kExitRuntimeFailure;
 }
 
 /// This process trains: alone, or as one worker of a group.
-int runAsWorker(const CommandContext& context, const RunOptions& options,
-                const RunValues& values) {
+int runAsWorker(const CommandContext& context, const RunOptions& options, const RunValues& values) {
   // A worker of a group (started by the launcher, torchrun, a Kubernetes
   // indexed Job or Slurm) learns its place from the environment.
   auto launched = engine::launchEnvFrom(engine::processEnvironment());
@@ -214,12 +213,12 @@ int runAsWorker(const CommandContext& context, const RunOptions& options,
   config.events = *sink;
   config.stop = signals.token();
   if (launched->has_value()) {
-    config.dataParallel = engine::DataParallel{
-        .launch = **launched,
-        .timeout = std::chrono::milliseconds(
-            static_cast<std::int64_t>(options.distTimeoutSeconds * 1000.0)),
-        .bucketMiB = options.bucketMiB,
-        .zeroStage = options.zeroStage};
+    config.dataParallel =
+        engine::DataParallel{.launch = **launched,
+                             .timeout = std::chrono::milliseconds(
+                                 static_cast<std::int64_t>(options.distTimeoutSeconds * 1000.0)),
+                             .bucketMiB = options.bucketMiB,
+                             .zeroStage = options.zeroStage};
   }
 
   if (options.explain) return printCompiledPlan(context, config);
@@ -246,19 +245,23 @@ int runRun(const CommandContext& context, const RunOptions& options) {
 }  // namespace
 
 RegisteredCommand registerRunCommand(CLI::App& app) {
-  constexpr const char* kDescription = "Train a Llama-style model with the embedded LibTorch engine and measure it";
+  constexpr const char* kDescription =
+      "Train a Llama-style model with the embedded LibTorch engine and measure it";
 #if !TB_HAVE_ENGINE
-  return registerUnavailableCommand(app, "run", kDescription, "LibTorch was not found, so there is no training engine");
+  return registerUnavailableCommand(app, "run", kDescription,
+                                    "LibTorch was not found, so there is no training engine");
 #else
   CLI::App* command = app.add_subcommand("run", kDescription);
   auto options = std::make_shared<RunOptions>();
   addModelFlags(*command, options->modelFlags);
   command->add_option("--steps", options->steps, "Steps to train (default 20)")->type_name("N");
-  command->add_option("--data", options->data,
-                      "random (default), synthetic (a learnable task) or a text FILE")
+  command
+      ->add_option("--data", options->data,
+                   "random (default), synthetic (a learnable task) or a text FILE")
       ->type_name("FILE");
-  command->add_option("--threads", options->threads,
-                      "CPU threads, 1 to 4096 (default, or 0: physical cores)")
+  command
+      ->add_option("--threads", options->threads,
+                   "CPU threads, 1 to 4096 (default, or 0: physical cores)")
       ->type_name("N");
   command->add_option("--device", options->device, "cpu (default) or cuda")->type_name("DEV");
   command->add_option("--seed", options->seed, "Seed of weights and data (default 1234)")
@@ -269,61 +272,76 @@ RegisteredCommand registerRunCommand(CLI::App& app) {
       ->type_name("DIR");
   command->add_option("--events", options->events, "JSON-line events to FILE, or - for stdout")
       ->type_name("FILE|-");
-  command->add_option("--run-dir", options->runDir,
-                      "Run directory (default: a new one under $XDG_DATA_HOME/trainbench/runs)")
+  command
+      ->add_option("--run-dir", options->runDir,
+                   "Run directory (default: a new one under $XDG_DATA_HOME/trainbench/runs)")
       ->type_name("DIR");
-  command->add_option("--memory-budget", options->memoryBudget,
-                      "Refuse CPU tensor allocations past BYTES (status oom)")
+  command
+      ->add_option("--memory-budget", options->memoryBudget,
+                   "Refuse CPU tensor allocations past BYTES (status oom)")
       ->type_name("BYTES");
-  command->add_option("--recompute", options->recompute,
-                      "none (default), selective, selective:MODULES (core_attn, layernorm, "
-                      "mlp_act, head), full, layers:K, layers:K+selective[:MODULES], or auto (the "
-                      "planner's choice for --memory-budget; CHECKPOINT_OPTIMIZATION=true "
-                      "also means auto)")
+  command
+      ->add_option("--recompute", options->recompute,
+                   "none (default), selective, selective:MODULES (core_attn, layernorm, "
+                   "mlp_act, head), full, layers:K, layers:K+selective[:MODULES], or auto (the "
+                   "planner's choice for --memory-budget; CHECKPOINT_OPTIMIZATION=true "
+                   "also means auto)")
       ->type_name("POLICY");
-  command->add_option("--runtime", options->runtime,
-                      "tuned (AC2, default) or stock, then optional ,-SWITCH or ,+SWITCH "
-                      "(threads, matmul, sync, flat-grads, gqa, alloc)")
+  command
+      ->add_option("--runtime", options->runtime,
+                   "tuned (AC2, default) or stock, then optional ,-SWITCH or ,+SWITCH "
+                   "(threads, matmul, sync, flat-grads, gqa, alloc)")
       ->type_name("RUNTIME");
-  command->add_option("--compile", options->compile,
-                      "on: the compiled step with fused operators; off (default)")
+  command
+      ->add_option("--compile", options->compile,
+                   "on: the compiled step with fused operators; off (default)")
       ->type_name("on|off");
   command->add_flag("--explain", options->explain,
                     "Print what the compiled step runs fused and what falls back, then exit");
-  command->add_option("--log-every", options->logEvery,
-                      "Read loss back every N steps under the tuned runtime (default 10)")
+  command
+      ->add_option("--log-every", options->logEvery,
+                   "Read loss back every N steps under the tuned runtime (default 10)")
       ->type_name("N");
-  command->add_option("--seq-min", options->seqMin,
-                      "Shortest sequence of a step (default: the model's seq)")
+  command
+      ->add_option("--seq-min", options->seqMin,
+                   "Shortest sequence of a step (default: the model's seq)")
       ->type_name("N");
-  command->add_option("--seq-max", options->seqMax,
-                      "Longest sequence of a step (default: the model's seq)")
+  command
+      ->add_option("--seq-max", options->seqMax,
+                   "Longest sequence of a step (default: the model's seq)")
       ->type_name("N");
   command->add_flag("--json", options->json, "Print the summary as one JSON document");
-  options->nprocGiven = command->add_option("--nproc-per-node", options->launch.nprocPerNode,
-                      "Train data-parallel: start N worker processes on this node (the "
-                      "launcher hosts the rendezvous store on node 0)")
-      ->type_name("N");
+  options->nprocGiven =
+      command
+          ->add_option("--nproc-per-node", options->launch.nprocPerNode,
+                       "Train data-parallel: start N worker processes on this node (the "
+                       "launcher hosts the rendezvous store on node 0)")
+          ->type_name("N");
   command->add_option("--nnodes", options->launch.nnodes, "Nodes of the group (default 1)")
       ->type_name("M");
   command->add_option("--node-rank", options->launch.nodeRank, "This node's rank (default 0)")
       ->type_name("R");
-  command->add_option("--master-addr", options->launch.masterAddr,
-                      "Host of the rendezvous store (default 127.0.0.1)")
+  command
+      ->add_option("--master-addr", options->launch.masterAddr,
+                   "Host of the rendezvous store (default 127.0.0.1)")
       ->type_name("HOST");
-  command->add_option("--master-port", options->launch.masterPort,
-                      "Port of the rendezvous store (default 29500; 0: a free one, one node)")
+  command
+      ->add_option("--master-port", options->launch.masterPort,
+                   "Port of the rendezvous store (default 29500; 0: a free one, one node)")
       ->type_name("PORT");
-  command->add_option("--dist-timeout", options->distTimeoutSeconds,
-                      "Deadline of every collective and store call, in seconds (default 300)")
+  command
+      ->add_option("--dist-timeout", options->distTimeoutSeconds,
+                   "Deadline of every collective and store call, in seconds (default 300)")
       ->type_name("SECONDS");
-  command->add_option("--bucket-mb", options->bucketMiB,
-                      "Gradient all-reduce bucket size in MiB (default 25, the first 1); 0: one "
-                      "all-reduce after backward")
+  command
+      ->add_option("--bucket-mb", options->bucketMiB,
+                   "Gradient all-reduce bucket size in MiB (default 25, the first 1); 0: one "
+                   "all-reduce after backward")
       ->type_name("MB");
-  command->add_option("--zero", options->zeroStage,
-                      "0: AdamW's moments whole on every rank (default); 1: sharded over the "
-                      "ranks, each updating its shard of the weights, which are then gathered")
+  command
+      ->add_option("--zero", options->zeroStage,
+                   "0: AdamW's moments whole on every rank (default); 1: sharded over the "
+                   "ranks, each updating its shard of the weights, which are then gathered")
       ->type_name("STAGE");
   takeLastOfRepeatedValues(*command);
   command->footer(

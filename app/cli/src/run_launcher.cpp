@@ -40,12 +40,12 @@ constexpr int kSignalExitBase = 128;
 Error badLaunch(const std::string& message) { return makeError(ErrorKind::BadInput, message); }
 
 /// Launcher options and the outputs the launcher produces itself.
-constexpr std::array<const char*, 5> kLauncherOptions{
-    "--nproc-per-node", "--nnodes", "--node-rank", "--master-addr", "--master-port"};
+constexpr std::array<const char*, 5> kLauncherOptions{"--nproc-per-node", "--nnodes", "--node-rank",
+                                                      "--master-addr", "--master-port"};
 
 bool takesValueAndIsStripped(const std::string& name) {
-  return name == "--events" ||
-         std::find(kLauncherOptions.begin(), kLauncherOptions.end(), name) != kLauncherOptions.end();
+  return name == "--events" || std::find(kLauncherOptions.begin(), kLauncherOptions.end(), name) !=
+                                   kLauncherOptions.end();
 }
 
 /// The user's command line for a worker: without the launcher's options,
@@ -71,20 +71,23 @@ std::vector<std::string> workerArguments(const std::vector<std::string>& given) 
 Status checkLaunch(const LaunchOptions& launch, const LaunchOutput& output) {
   if (launch.nprocPerNode < 1) {
     return badLaunch("--nproc-per-node " + std::to_string(launch.nprocPerNode) +
-               ": at least 1 worker per node");
+                     ": at least 1 worker per node");
   }
-  if (launch.nnodes < 1) return badLaunch("--nnodes " + std::to_string(launch.nnodes) + ": at least 1");
+  if (launch.nnodes < 1)
+    return badLaunch("--nnodes " + std::to_string(launch.nnodes) + ": at least 1");
   if (launch.nodeRank < 0 || launch.nodeRank >= launch.nnodes) {
     return badLaunch("--node-rank " + std::to_string(launch.nodeRank) + ": must be 0 to " +
-               std::to_string(launch.nnodes - 1) + " for --nnodes " +
-               std::to_string(launch.nnodes));
+                     std::to_string(launch.nnodes - 1) + " for --nnodes " +
+                     std::to_string(launch.nnodes));
   }
   if (launch.masterPort < 0 || launch.masterPort > kMaxPort) {
-    return badLaunch("--master-port " + std::to_string(launch.masterPort) + ": not a port (0..65535)");
+    return badLaunch("--master-port " + std::to_string(launch.masterPort) +
+                     ": not a port (0..65535)");
   }
   if (launch.masterPort == 0 && launch.nnodes > 1) {
-    return badLaunch("--master-port 0 (a free port) works on one node only: the other nodes "
-               "must be told the port");
+    return badLaunch(
+        "--master-port 0 (a free port) works on one node only: the other nodes "
+        "must be told the port");
   }
   if (launch.masterAddr.empty()) return badLaunch("--master-addr is empty");
   const engine::EnvLookup environment = engine::processEnvironment();
@@ -93,10 +96,9 @@ Status checkLaunch(const LaunchOptions& launch, const LaunchOutput& output) {
   if (output.cuda) {
     if (Status nccl = engine::checkNcclInterfaces(environment, interfaces); !nccl) return nccl;
   }
-  if (const auto launched = engine::launchEnvFrom(environment);
-      launched && launched->has_value()) {
+  if (const auto launched = engine::launchEnvFrom(environment); launched && launched->has_value()) {
     return badLaunch("--nproc-per-node: this process is already rank " +
-               std::to_string((*launched)->rank) + " of a launched group (RANK is set)");
+                     std::to_string((*launched)->rank) + " of a launched group (RANK is set)");
   }
   return {};
 }
@@ -173,8 +175,8 @@ struct Rendezvous {
 /// Node 0's launcher hosts the store, as torchrun's agent does.
 Expected<Rendezvous> hostRendezvous(const LaunchOptions& launch, const LaunchOutput& output) {
   if (launch.nodeRank != 0) return Rendezvous{.store = std::nullopt, .port = launch.masterPort};
-  const auto timeout = std::chrono::milliseconds(
-      static_cast<std::int64_t>(output.distTimeoutSeconds * 1000.0));
+  const auto timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(output.distTimeoutSeconds * 1000.0));
   auto hosted =
       engine::RendezvousStore::host(static_cast<std::uint16_t>(launch.masterPort), timeout);
   if (!hosted) return hosted.error();

@@ -27,7 +27,7 @@ struct LaunchOutput {
   bool json = false;
   std::string events;  ///< --events target: "-", a file, or empty
   double distTimeoutSeconds = 300.0;
-  bool cuda = false;   ///< --device cuda: NCCL_SOCKET_IFNAME is checked too
+  bool cuda = false;  ///< --device cuda: NCCL_SOCKET_IFNAME is checked too
 };
 
 /// Runs the group and returns the exit code: 0 when every worker completed;

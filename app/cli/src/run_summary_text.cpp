@@ -14,10 +14,10 @@ void printRunSummary(std::ostream& out, const runs::RunSummary& s) {
                 "%.0f tokens/s, step %.4f s, peak %s, MFU %.1f%% of %.1f GFLOP/s "
                 "(in-process matmul probe)\n%d threads on %s, %lld parameters, recompute %s\n",
                 s.model.c_str(), std::string(runs::toString(s.state)).c_str(),
-                static_cast<long long>(s.steps), s.lossFirst.value_or(0.0), s.lossLast.value_or(0.0),
-                s.tokensPerSecond, s.stepTimeSeconds, formatBytes(s.peakBytes).c_str(),
-                s.mfu * 100.0, s.matmulGflops, s.threads, s.device.c_str(),
-                static_cast<long long>(s.params), s.recompute.c_str());
+                static_cast<long long>(s.steps), s.lossFirst.value_or(0.0),
+                s.lossLast.value_or(0.0), s.tokensPerSecond, s.stepTimeSeconds,
+                formatBytes(s.peakBytes).c_str(), s.mfu * 100.0, s.matmulGflops, s.threads,
+                s.device.c_str(), static_cast<long long>(s.params), s.recompute.c_str());
   out << line;
   if (s.heldOutLoss) out << "held-out loss " << *s.heldOutLoss << '\n';
   if (s.worldSize > 1) {

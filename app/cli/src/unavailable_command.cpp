@@ -7,7 +7,8 @@
 namespace tb::cli {
 
 RegisteredCommand registerUnavailableCommand(CLI::App& app, const std::string& name,
-                                             const std::string& description, const std::string& why) {
+                                             const std::string& description,
+                                             const std::string& why) {
   CLI::App* command = app.add_subcommand(name, description + " (not in this build)");
   // Every argument after the name stays the command's, unparsed (not handed
   // up to the top level as the other commands do): none can be wrong, so
@@ -15,8 +16,8 @@ RegisteredCommand registerUnavailableCommand(CLI::App& app, const std::string& n
   command->fallthrough(false);
   command->allow_extras();
   return {command, [name, why](const CommandContext& context) {
-            return context.fail(makeError(ErrorKind::Runtime,
-                                          name + ": this trainbench was built without it (" + why + ")"));
+            return context.fail(makeError(
+                ErrorKind::Runtime, name + ": this trainbench was built without it (" + why + ")"));
           }};
 }
 

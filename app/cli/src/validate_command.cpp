@@ -82,11 +82,11 @@ Json reportsToJson(const std::vector<config::FileReport>& reports) {
                      {"infos", report.count(config::Severity::Info)},
                      {"findings", findings}});
   }
-  return Json{{"ok", errors == 0},
-              {"summary",
-               {{"files", reports.size()}, {"errors", errors}, {"warnings", warnings},
-                {"infos", infos}}},
-              {"files", files}};
+  return Json{
+      {"ok", errors == 0},
+      {"summary",
+       {{"files", reports.size()}, {"errors", errors}, {"warnings", warnings}, {"infos", infos}}},
+      {"files", files}};
 }
 
 int runValidate(const CommandContext& context, const ValidateOptions& options) {
@@ -116,27 +116,28 @@ int runValidate(const CommandContext& context, const ValidateOptions& options) {
 
 RegisteredCommand registerValidateCommand(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
-  CLI::App* command = app.add_subcommand(
-      "validate", "Check DeepSpeed JSON, env files, Kubernetes manifests, Dockerfiles and "
-                  "TrainingArguments code against the training-nv-pytorch image's rules");
+  CLI::App* command =
+      app.add_subcommand("validate",
+                         "Check DeepSpeed JSON, env files, Kubernetes manifests, Dockerfiles and "
+                         "TrainingArguments code against the training-nv-pytorch image's rules");
   command
       ->add_option("files", options->files,
                    "Files to check; the kind is taken from the name (.json, .env, .yaml, .py, "
                    "Dockerfile) or the content")
       ->type_name("FILE")
       ->required();
-  command->add_option("--kind", options->kind,
-                      "Treat every file as: auto (default), deepspeed, env, k8s, dockerfile, "
-                      "training-args")
+  command
+      ->add_option("--kind", options->kind,
+                   "Treat every file as: auto (default), deepspeed, env, k8s, dockerfile, "
+                   "training-args")
       ->type_name("KIND");
   command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
   command->footer(
       "Each finding has a severity, the file and line (or JSON/YAML path), what is wrong\n"
       "and the fix. Unparseable files are reported as findings.\n"
       "Exit codes: 0 no errors (warnings allowed), 3 errors found, 2 a file cannot be read.");
-  return {command, [options](const CommandContext& context) {
-            return runValidate(context, *options);
-          }};
+  return {command,
+          [options](const CommandContext& context) { return runValidate(context, *options); }};
 }
 
 }  // namespace tb::cli

@@ -115,9 +115,8 @@ std::string failureMessage(const RunReading& reading, const WatchedOutcome& ende
     return reading.message;
   }
   if (std::string line = lastErrorLine(logFile); !line.empty()) return line;
-  const std::string exit = ended.signal != 0
-                               ? "killed by signal " + std::to_string(ended.signal)
-                               : "exit code " + std::to_string(ended.exitCode);
+  const std::string exit = ended.signal != 0 ? "killed by signal " + std::to_string(ended.signal)
+                                             : "exit code " + std::to_string(ended.exitCode);
   // Without a summary, how the child died (SIGKILL from the kernel's OOM
   // killer, say) is the only clue left: say both.
   return reading.summaryWritten ? exit : reading.message + " (" + exit + ")";

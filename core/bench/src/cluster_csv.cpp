@@ -87,8 +87,7 @@ Expected<double> number(std::string_view text, const std::string& where, const s
 }
 
 Expected<std::optional<double>> optionalNumber(const std::vector<std::string>& fields, int column,
-                                               const std::string& where,
-                                               const std::string& name) {
+                                               const std::string& where, const std::string& name) {
   if (column < 0) return std::optional<double>{};
   const std::string_view value = trim(fields[static_cast<std::size_t>(column)]);
   if (value.empty()) return std::optional<double>{};
@@ -113,8 +112,8 @@ Expected<std::vector<ConfigurationResult>> parseClusterCsv(std::string_view text
     const auto found = std::find(known.begin(), known.end(), name);
     if (found == known.end()) {
       return makeError(ErrorKind::Parse, file + ":" + std::to_string(header.number) +
-                                             ": unknown column '" + name + "' (known: " +
-                                             joinList(known) + ")");
+                                             ": unknown column '" + name +
+                                             "' (known: " + joinList(known) + ")");
     }
     column[static_cast<std::size_t>(found - known.begin())] = static_cast<int>(i);
   }
@@ -151,8 +150,8 @@ Expected<std::vector<ConfigurationResult>> parseClusterCsv(std::string_view text
     std::optional<double>* targets[] = {&row.tokensPerSPerGpu, &row.tflopsPerGpu,
                                         &row.peakMemoryGib, &row.stepTimeS};
     for (std::size_t k = 0; k < 4; ++k) {
-      Expected<std::optional<double>> value = optionalNumber(record.fields, column[3 + k], where,
-                                                             names[k]);
+      Expected<std::optional<double>> value =
+          optionalNumber(record.fields, column[3 + k], where, names[k]);
       if (!value) return std::move(value).error();
       *targets[k] = *value;
     }

@@ -55,10 +55,9 @@ Expected<std::vector<ConfigurationResult>> parseClusterJson(std::string_view tex
       row.lossCurve = run.value("losses", std::vector<double>{});
       row.lossSteps = run.value("loss_steps", std::vector<std::int64_t>{});
       if (row.lossSteps.size() != row.lossCurve.size()) {
-        return makeError(ErrorKind::Parse, row.where + ": loss_steps has " +
-                                               std::to_string(row.lossSteps.size()) +
-                                               " entries and losses " +
-                                               std::to_string(row.lossCurve.size()));
+        return makeError(ErrorKind::Parse,
+                         row.where + ": loss_steps has " + std::to_string(row.lossSteps.size()) +
+                             " entries and losses " + std::to_string(row.lossCurve.size()));
       }
     }
     rows.push_back(std::move(row));
@@ -88,8 +87,7 @@ std::string clusterJsonText(const std::vector<ClusterRun>& runs) {
   return document.dump(2) + "\n";
 }
 
-Expected<std::vector<ConfigurationResult>> importClusterResults(
-    const std::filesystem::path& file) {
+Expected<std::vector<ConfigurationResult>> importClusterResults(const std::filesystem::path& file) {
   const std::string suffix = toLower(file.extension().string());
   if (suffix != ".csv" && suffix != ".json") {
     return makeError(ErrorKind::BadInput,

@@ -45,9 +45,8 @@ Json planConfigurationJson(const PlanConfiguration& configuration) {
 }
 
 Json planJobJson(const PlanJob& job) {
-  Json json{{"order", job.order},       {"label", label(job.step)},
-            {"repeat", job.repeat},     {"name", job.name},
-            {"job_file", job.jobFile},  {"log_dir", job.logDir},
+  Json json{{"order", job.order}, {"label", label(job.step)}, {"repeat", job.repeat},
+            {"name", job.name},   {"job_file", job.jobFile},  {"log_dir", job.logDir},
             {"log", job.log}};
   if (!job.runDir.empty()) json["run_dir"] = job.runDir;
   return json;
@@ -104,8 +103,7 @@ PlanWorkload planWorkloadFrom(const Json& json) {
 }
 
 const nlohmann::json& clusterPlanSchema() {
-  static const nlohmann::json schema =
-      nlohmann::json::parse(tb::embedded::clusterPlanSchemaJson());
+  static const nlohmann::json schema = nlohmann::json::parse(tb::embedded::clusterPlanSchemaJson());
   return schema;
 }
 

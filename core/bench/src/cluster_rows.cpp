@@ -14,7 +14,6 @@ namespace tb::bench::detail {
 
 namespace {
 
-
 Error rowError(const ClusterRow& row, const std::string& field, const std::string& what) {
   return makeError(ErrorKind::Parse, row.where + ": field " + field + ": " + what);
 }
@@ -27,7 +26,7 @@ std::string unitOf(const ClusterRow& row) {
 
 const std::vector<std::string>& clusterFieldNames() {
   static const std::vector<std::string> names = {
-      "label",         "model",           "gpus",        "tokens_per_s_per_gpu",
+      "label",          "model",           "gpus",        "tokens_per_s_per_gpu",
       "tflops_per_gpu", "peak_memory_gib", "step_time_s", "notes"};
   return names;
 }
@@ -63,7 +62,8 @@ Expected<std::vector<ConfigurationResult>> configurationsFromRows(
     } else if (config.throughputUnit != unitOf(row)) {
       return rowError(row, row.tokensPerSPerGpu ? "tokens_per_s_per_gpu" : "tflops_per_gpu",
                       "earlier runs of " + config.label + " on " + std::to_string(row.gpus) +
-                          " GPUs give " + config.throughputUnit + "; use one unit per configuration");
+                          " GPUs give " + config.throughputUnit +
+                          "; use one unit per configuration");
     }
     RunMeasurement run;
     run.repeat = static_cast<int>(config.runs.size());

@@ -13,8 +13,8 @@
 namespace tb::bench {
 namespace {
 
-Expected<std::uint64_t> predictedPeak(const model::ModelConfig& model,
-                                      memory::RecomputeKind kind, bool cuda, int ranks) {
+Expected<std::uint64_t> predictedPeak(const model::ModelConfig& model, memory::RecomputeKind kind,
+                                      bool cuda, int ranks) {
   memory::PredictionInput input;
   input.model = model;
   input.parallel.dtype = cuda ? memory::DType::Bf16 : memory::DType::Fp32;
@@ -28,8 +28,7 @@ Expected<std::uint64_t> predictedPeak(const model::ModelConfig& model,
 
 }  // namespace
 
-Expected<BudgetChoice> defaultMemoryBudget(const model::ModelConfig& model, bool cuda,
-                                         int ranks) {
+Expected<BudgetChoice> defaultMemoryBudget(const model::ModelConfig& model, bool cuda, int ranks) {
   Expected<std::uint64_t> full = predictedPeak(model, memory::RecomputeKind::Full, cuda, ranks);
   if (!full) return std::move(full).error();
   Expected<std::uint64_t> none = predictedPeak(model, memory::RecomputeKind::None, cuda, ranks);

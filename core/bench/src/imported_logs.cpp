@@ -23,8 +23,9 @@ Expected<ClusterRun> clusterRunFromLog(const logs::ImportedLog& imported, const 
                          "AC2+CompilerOpt+CkptOpt)");
   }
   if (!run.worldSize) {
-    return makeError(ErrorKind::BadInput,
-                     run.source + ": the file does not say how many GPUs the job ran on; give --gpus N");
+    return makeError(
+        ErrorKind::BadInput,
+        run.source + ": the file does not say how many GPUs the job ran on; give --gpus N");
   }
   ClusterRun row;
   row.label = std::string(bench::label(*step));

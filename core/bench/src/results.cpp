@@ -52,10 +52,9 @@ void updateCompleteness(AblationResults& results) {
   int ok = 0;
   for (const ConfigurationResult& config : results.configurations) {
     if (config.source != ResultSource::Engine) continue;
-    ok += static_cast<int>(std::count_if(config.runs.begin(), config.runs.end(),
-                                         [](const RunMeasurement& run) {
-                                           return run.state == runs::RunState::Completed;
-                                         }));
+    ok += static_cast<int>(std::count_if(
+        config.runs.begin(), config.runs.end(),
+        [](const RunMeasurement& run) { return run.state == runs::RunState::Completed; }));
   }
   results.completedRuns = ok;
   results.complete = ok >= results.plannedRuns;
@@ -68,8 +67,8 @@ std::string partialNote(const AblationResults& results) {
          std::to_string(results.plannedRuns) + " runs completed";
 }
 
-const ConfigurationResult* findConfiguration(const AblationResults& results,
-                                             std::string_view label, ResultSource source) {
+const ConfigurationResult* findConfiguration(const AblationResults& results, std::string_view label,
+                                             ResultSource source) {
   for (const ConfigurationResult& config : results.configurations) {
     if (config.label == label && config.source == source) return &config;
   }

@@ -35,10 +35,10 @@ Summary summaryFrom(const Json& json) {
 }
 
 Json runJson(const RunMeasurement& run) {
-  Json json{{"repeat", run.repeat},         {"status", resultsStatus(run.state)},
+  Json json{{"repeat", run.repeat},           {"status", resultsStatus(run.state)},
             {"tokens_per_s", run.tokensPerS}, {"step_time_s", run.stepTimeS},
-            {"peak_bytes", run.peakBytes},  {"mfu", run.mfu},
-            {"loss_first", run.lossFirst},  {"loss_last", run.lossLast}};
+            {"peak_bytes", run.peakBytes},    {"mfu", run.mfu},
+            {"loss_first", run.lossFirst},    {"loss_last", run.lossLast}};
   if (!run.runDir.empty()) json["run_dir"] = run.runDir;
   return json;
 }
@@ -85,7 +85,7 @@ ConfigurationResult configurationFrom(const Json& json) {
   ConfigurationResult config;
   config.label = json.at("label").get<std::string>();
   config.source = json.at("source").get<std::string>() == "engine" ? ResultSource::Engine
-                                                                    : ResultSource::Cluster;
+                                                                   : ResultSource::Cluster;
   config.model = json.at("model").get<std::string>();
   config.gpus = json.value("gpus", 0);
   config.throughputUnit = json.at("throughput_unit").get<std::string>();

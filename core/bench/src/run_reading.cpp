@@ -67,15 +67,14 @@ RunReading readRun(const runs::EventFile& events, const Expected<runs::RunSummar
 
 RunReading readRun(std::string_view eventsJsonl, std::string_view summaryJson,
                    std::int64_t warmupSteps) {
-  return readRun(runs::parseEvents(eventsJsonl), runs::parseSummaryText(summaryJson),
-                 warmupSteps);
+  return readRun(runs::parseEvents(eventsJsonl), runs::parseSummaryText(summaryJson), warmupSteps);
 }
 
 RunReading readRunDirectory(const std::filesystem::path& dir, std::int64_t warmupSteps) {
   // A child killed before its first event has no events file: no steps.
   Expected<runs::EventFile> events = runs::readEvents(dir);
-  RunReading reading = readRun(events ? *events : runs::EventFile{}, runs::readRunSummary(dir),
-                               warmupSteps);
+  RunReading reading =
+      readRun(events ? *events : runs::EventFile{}, runs::readRunSummary(dir), warmupSteps);
   reading.measurement.runDir = dir.string();
   return reading;
 }

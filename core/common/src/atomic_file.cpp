@@ -62,7 +62,8 @@ Status writeFileAtomically(const std::filesystem::path& path, std::string_view c
   ::close(fd);
   if (!written) {
     ::unlink(tmpl.c_str());
-    return makeError(ErrorKind::Io, "cannot write '" + path.string() + "': " + describeErrno(writeErrno));
+    return makeError(ErrorKind::Io,
+                     "cannot write '" + path.string() + "': " + describeErrno(writeErrno));
   }
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int renameErrno = errno;

@@ -9,9 +9,11 @@ std::string versionText(std::string_view program, const std::vector<ComponentVer
   if (!gitDescription().empty()) text += " (git " + std::string(gitDescription()) + ")";
   text += '\n';
   std::size_t width = 0;
-  for (const ComponentVersion& component : components) width = std::max(width, component.name.size());
+  for (const ComponentVersion& component : components)
+    width = std::max(width, component.name.size());
   for (const ComponentVersion& component : components) {
-    text += "  " + component.name + std::string(width - component.name.size() + 2, ' ') + component.version + '\n';
+    text += "  " + component.name + std::string(width - component.name.size() + 2, ' ') +
+            component.version + '\n';
   }
   return text;
 }

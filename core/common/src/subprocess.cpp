@@ -76,11 +76,10 @@ Expected<pid_t> spawn(const std::vector<std::string>& argv, posix_spawn_file_act
   auto argPointers = pointers(args);
   auto envPointers = pointers(env);
   pid_t pid = 0;
-  const int spawnError =
-      search ? ::posix_spawnp(&pid, args[0].c_str(), &actions, nullptr, argPointers.data(),
-                              envPointers.data())
-             : ::posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argPointers.data(),
-                             envPointers.data());
+  const int spawnError = search ? ::posix_spawnp(&pid, args[0].c_str(), &actions, nullptr,
+                                                 argPointers.data(), envPointers.data())
+                                : ::posix_spawn(&pid, args[0].c_str(), &actions, nullptr,
+                                                argPointers.data(), envPointers.data());
   posix_spawn_file_actions_destroy(&actions);
   if (spawnError != 0) {
     return makeError(spawnError == ENOENT ? ErrorKind::NotFound : ErrorKind::Runtime,
@@ -128,7 +127,8 @@ class Group {
     posix_spawn_file_actions_adddup2(&actions, errWrite.get(), STDERR_FILENO);
     ProcessOptions environment;
     environment.environment = member.environment;
-    const Expected<pid_t> spawned = spawn(member.argv, actions, childEnvironment(environment), false);
+    const Expected<pid_t> spawned =
+        spawn(member.argv, actions, childEnvironment(environment), false);
     if (!spawned) {
       for (auto& pipe : child.pipes) pipe.reset();
       return spawned.error();
@@ -235,7 +235,8 @@ class Group {
     if (ready < 0 && errno != EINTR) std::this_thread::sleep_for(timeout);  // no spinning
     if (ready <= 0) return;
     for (std::size_t j = 0; j < fds.size(); ++j) {
-      if ((fds[j].revents & (POLLIN | POLLHUP | POLLERR)) != 0) readOnce(which[j].first, which[j].second);
+      if ((fds[j].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+        readOnce(which[j].first, which[j].second);
     }
   }
 
@@ -354,9 +355,8 @@ Expected<ProcessResult> runProcess(const std::vector<std::string>& argv,
       ::kill(pid, SIGKILL);
       break;
     }
-    std::array<pollfd, 3> fds{{{outRead.get(), POLLIN, 0},
-                               {errRead.get(), POLLIN, 0},
-                               {inWrite.get(), POLLOUT, 0}}};
+    std::array<pollfd, 3> fds{
+        {{outRead.get(), POLLIN, 0}, {errRead.get(), POLLIN, 0}, {inWrite.get(), POLLOUT, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(left.count()));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;

@@ -23,8 +23,10 @@ std::string formatBytes(std::uint64_t bytes) {
     std::snprintf(text.data(), text.size(), "%llu B", static_cast<unsigned long long>(bytes));
   } else {
     std::snprintf(text.data(), text.size(),
-                  value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s", value,
-                  kUnits[unit]);
+                  value < 10    ? "%.2f %s"
+                  : value < 100 ? "%.1f %s"
+                                : "%.0f %s",
+                  value, kUnits[unit]);
   }
   std::string out(text.data());
   for (char& c : out) {

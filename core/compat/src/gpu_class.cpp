@@ -49,11 +49,10 @@ bool isDigits(std::string_view text) {
 
 // Model numbers of NVIDIA's data-center line (formerly Tesla), as whole tokens.
 constexpr std::string_view kDataCenterModels[] = {
-    "k10",   "k20",   "k20m",  "k20x",  "k40",   "k40m",  "k80",   "m4",    "m10",   "m40",
-    "m60",   "p4",    "p40",   "p100",  "v100",  "v100s", "t4",    "a2",    "a10",   "a10g",
-    "a16",   "a30",   "a40",   "a100",  "a800",  "h100",  "h800",  "h20",   "h200",  "gh200",
-    "l4",    "l20",   "l20a",  "l20c",  "l40",   "l40s",  "b100",  "b200",  "b300",  "gb200",
-    "gb300"};
+    "k10",  "k20",  "k20m", "k20x", "k40",   "k40m", "k80",   "m4",    "m10",  "m40", "m60",
+    "p4",   "p40",  "p100", "v100", "v100s", "t4",   "a2",    "a10",   "a10g", "a16", "a30",
+    "a40",  "a100", "a800", "h100", "h800",  "h20",  "h200",  "gh200", "l4",   "l20", "l20a",
+    "l20c", "l40",  "l40s", "b100", "b200",  "b300", "gb200", "gb300"};
 
 bool isDataCenterModel(const std::vector<std::string>& tokens) {
   return std::any_of(std::begin(kDataCenterModels), std::end(kDataCenterModels),

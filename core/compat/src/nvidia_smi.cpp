@@ -95,7 +95,7 @@ Expected<ProbeResult> probeNvidiaSmi(const std::string& program, int timeoutMs) 
   if (!run) {
     if (run.error().kind == ErrorKind::NotFound) {
       return note(program.find('/') == std::string::npos ? "not found on PATH"
-                                                          : program + " not found");
+                                                         : program + " not found");
     }
     return note(run.error().message);
   }
@@ -118,9 +118,8 @@ Expected<ProbeResult> probeNvidiaSmi(const std::string& program, int timeoutMs) 
   for (const auto& row : *rows) {
     result.gpuNames.push_back(row.name);
     if (row.driver != result.driver) {
-      result.notes.push_back("nvidia-smi: GPUs report different drivers (" +
-                             result.driver.text() + " and " + row.driver.text() +
-                             "); the first is used");
+      result.notes.push_back("nvidia-smi: GPUs report different drivers (" + result.driver.text() +
+                             " and " + row.driver.text() + "); the first is used");
     }
   }
   return result;

@@ -69,13 +69,12 @@ Expected<NvmlApi> resolve(const SharedLibrary& library, const std::string& path)
     const char* name;
     bool found;
   };
-  const Required required[] = {
-      {"nvmlInit_v2", api.init != nullptr},
-      {"nvmlShutdown", api.shutdown != nullptr},
-      {"nvmlSystemGetDriverVersion", api.driverVersion != nullptr},
-      {"nvmlDeviceGetCount_v2", api.deviceCount != nullptr},
-      {"nvmlDeviceGetHandleByIndex_v2", api.deviceHandle != nullptr},
-      {"nvmlDeviceGetName", api.deviceName != nullptr}};
+  const Required required[] = {{"nvmlInit_v2", api.init != nullptr},
+                               {"nvmlShutdown", api.shutdown != nullptr},
+                               {"nvmlSystemGetDriverVersion", api.driverVersion != nullptr},
+                               {"nvmlDeviceGetCount_v2", api.deviceCount != nullptr},
+                               {"nvmlDeviceGetHandleByIndex_v2", api.deviceHandle != nullptr},
+                               {"nvmlDeviceGetName", api.deviceName != nullptr}};
   for (const auto& symbol : required) {
     if (!symbol.found) return nvmlError(path + " lacks " + symbol.name);
   }

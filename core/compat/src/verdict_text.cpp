@@ -117,8 +117,7 @@ std::string notDataCenter(GpuClass gpuClass, std::string_view gpu) {
       return name + " is a workstation GPU: forward compatibility needs a data-center GPU " +
              "(NVIDIA supports it on only a few NGC-ready RTX cards).";
     case GpuClass::DataCenter:
-    case GpuClass::Unknown:
-      break;
+    case GpuClass::Unknown: break;
   }
   if (name.empty()) {
     return "The GPU is not known, so forward compatibility, which needs a data-center GPU, "
@@ -133,9 +132,9 @@ std::string upgradeAdvice(const Release& release, AdviceVerb verb,
                           const catalog::DriverBranch* longTermBranch) {
   const std::string action =
       verb == AdviceVerb::Install ? "Install driver " : "Upgrade the driver to ";
-  std::string sentence = target ? action + target->text() + " or newer"
-                                : action + "branch " +
-                                      branchName(release.requiredDriverMajor) + " or newer";
+  std::string sentence =
+      target ? action + target->text() + " or newer"
+             : action + "branch " + branchName(release.requiredDriverMajor) + " or newer";
   if (longTermBranch != nullptr) {
     const std::string until =
         longTermBranch->endOfLife ? " (supported until " + *longTermBranch->endOfLife + ")" : "";

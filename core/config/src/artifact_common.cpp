@@ -50,8 +50,7 @@ std::string_view toString(ArtifactKind kind) noexcept {
 Expected<ArtifactKind> parseArtifactKind(std::string_view text) {
   if (auto kind = valueNamed(kKindNames, text)) return *kind;
   return makeError(ErrorKind::BadInput, "format: unknown artifact '" + std::string(text) +
-                                            "'; known: " + joinList(namesOf(kKindNames)) +
-                                            ", all");
+                                            "'; known: " + joinList(namesOf(kKindNames)) + ", all");
 }
 
 std::vector<EnvVar> imageEnvironment(const ResolvedConfig& resolved) {
@@ -89,10 +88,10 @@ std::vector<std::string> trainbenchLauncherArguments(const ResolvedConfig& resol
   // workers, node 0 hosting the rendezvous store at the port torchrun uses.
   std::vector<std::string> args = {"--nproc-per-node", std::to_string(config.gpusPerPod)};
   if (config.nodes > 1) {
-    args.insert(args.end(), {"--nnodes", std::to_string(config.nodes),
-                             "--node-rank", variable(style, "NODE_RANK"),
-                             "--master-addr", variable(style, "MASTER_ADDR"),
-                             "--master-port", std::to_string(kMasterPort)});
+    args.insert(args.end(),
+                {"--nnodes", std::to_string(config.nodes), "--node-rank",
+                 variable(style, "NODE_RANK"), "--master-addr", variable(style, "MASTER_ADDR"),
+                 "--master-port", std::to_string(kMasterPort)});
   }
   return args;
 }
@@ -103,10 +102,10 @@ std::vector<std::string> trainbenchRunArguments(const ResolvedConfig& resolved,
   // The flags are those of `trainbench run` (docs/CLI.md); the CLI's
   // integration test looks each option name up in `trainbench run --help`.
   std::vector<std::string> args = {"trainbench", "run",
-                                   "--model", config.model,
-                                   "--seq", std::to_string(config.seqLength),
-                                   "--batch", std::to_string(config.microBatch),
-                                   "--device", "cuda"};
+                                   "--model",    config.model,
+                                   "--seq",      std::to_string(config.seqLength),
+                                   "--batch",    std::to_string(config.microBatch),
+                                   "--device",   "cuda"};
   // CHECKPOINT_OPTIMIZATION=true, which every artifact exports with the
   // option on, already means auto to the engine; the flag says so on the
   // line itself, where a reader compares it with the torchrun command.
@@ -125,9 +124,8 @@ std::string shellQuote(std::string_view word) {
   if (plain) return std::string(word);
   // "${NODE_RANK}" must expand, so a word holding only variable references
   // and safe characters is double-quoted; anything else is single-quoted.
-  const bool expandable =
-      word.find_first_of("\"\\`") == std::string_view::npos &&
-      word.find("${") != std::string_view::npos;
+  const bool expandable = word.find_first_of("\"\\`") == std::string_view::npos &&
+                          word.find("${") != std::string_view::npos;
   if (expandable) return "\"" + std::string(word) + "\"";
   std::string quoted = "'";
   for (char c : word) {

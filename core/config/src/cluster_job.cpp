@@ -27,8 +27,8 @@ std::string_view toString(ContainerRuntime runtime) noexcept {
 
 Expected<ContainerRuntime> parseContainerRuntime(std::string_view text) {
   if (auto runtime = valueNamed(kRuntimeNames, text)) return *runtime;
-  return makeError(ErrorKind::BadInput, "container: '" + std::string(text) +
-                                            "' is not one of " + joinList(namesOf(kRuntimeNames)));
+  return makeError(ErrorKind::BadInput, "container: '" + std::string(text) + "' is not one of " +
+                                            joinList(namesOf(kRuntimeNames)));
 }
 
 std::string nodeLogPath(const ClusterJob& job, int node) {

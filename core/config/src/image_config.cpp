@@ -95,9 +95,8 @@ Expected<std::string> imageReference(const ImageConfig& config, const catalog::R
   const std::string placeholder = "{region-id}";
   const auto at = reference.find(placeholder);
   if (at == std::string::npos) {
-    return makeError(ErrorKind::BadInput, "release " + release.tag +
-                                              ": VPC image pattern '" + reference +
-                                              "' has no {region-id} placeholder");
+    return makeError(ErrorKind::BadInput, "release " + release.tag + ": VPC image pattern '" +
+                                              reference + "' has no {region-id} placeholder");
   }
   return reference.replace(at, placeholder.size(), config.region);
 }
@@ -117,8 +116,7 @@ std::string_view socketInterfaceFor(int gpus) noexcept {
   return gpus == 16 ? "hpn0" : "";
 }
 
-Expected<ResolvedConfig> resolveConfig(const ImageConfig& config,
-                                       const catalog::Catalog& catalog) {
+Expected<ResolvedConfig> resolveConfig(const ImageConfig& config, const catalog::Catalog& catalog) {
   const catalog::Release* release = catalog.findRelease(config.tag);
   if (release == nullptr) {
     return makeError(ErrorKind::NotFound, "image: unknown release '" + config.tag +

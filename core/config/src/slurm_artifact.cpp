@@ -112,15 +112,14 @@ std::string srunStep(const ResolvedConfig& resolved, const StepShape& shape,
     if (!shape.wrapper.empty()) breaks.push_back(command.front());
     return joinCommand(words, breaks);
   }
-  const std::string perTask = "export NODE_RANK=\"${SLURM_NODEID}\"; exec " +
-                              joinCommand(command, breakBefore);
+  const std::string perTask =
+      "export NODE_RANK=\"${SLURM_NODEID}\"; exec " + joinCommand(command, breakBefore);
   words.emplace_back("bash");
   return joinCommand(words, {first, "bash"}) + " -c " + shellQuote(perTask);
 }
 
 // The #SBATCH lines of a job of whole nodes, one task per node.
-void writeDirectives(std::ostringstream& text, const ResolvedConfig& resolved,
-                     bool requestGpus) {
+void writeDirectives(std::ostringstream& text, const ResolvedConfig& resolved, bool requestGpus) {
   const auto directive = [&text](const std::string& option) {
     text << "#SBATCH " << shellQuote(option) << '\n';
   };
@@ -172,8 +171,7 @@ Artifact slurmArtifact(const ResolvedConfig& resolved) {
   // that cannot carry a data-parallel job fails within --dist-timeout, naming
   // the operation, before the long training starts (`set -e` ends the job
   // there). A model the engine cannot build leaves step 2 alone in the job.
-  const StepShape shape =
-      stepShape(resolved, resolved.imageReference, ContainerRuntime::Pyxis, {});
+  const StepShape shape = stepShape(resolved, resolved.imageReference, ContainerRuntime::Pyxis, {});
   text << "# 1. The embedded engine, data-parallel over each node's GPUs (one launcher per\n"
        << "#    node): a short check of the allocation before step 2; trainbench must be on the\n"
        << "#    image's PATH (a derived image, or a mount). Delete this step to train only with\n"
@@ -181,8 +179,7 @@ Artifact slurmArtifact(const ResolvedConfig& resolved) {
   const std::vector<std::string> engine = trainbenchRunArguments(resolved, VariableStyle::Shell);
   text << engineCommand(resolved, srunStep(resolved, shape, engine, {}), "#    ") << "\n";
   text << "# 2. Training: one torchrun per node, inside the image.\n";
-  text << srunStep(resolved, shape, torchrunArguments(resolved, VariableStyle::Shell),
-                   {"train.py"})
+  text << srunStep(resolved, shape, torchrunArguments(resolved, VariableStyle::Shell), {"train.py"})
        << "\n";
   return {ArtifactKind::Slurm, "trainbench.sbatch", text.str()};
 }

@@ -14,9 +14,8 @@ using nlohmann::json;
 
 int lineAtByte(std::string_view content, std::size_t byte) {
   byte = std::min(byte, content.size());
-  return 1 + static_cast<int>(std::count(content.begin(),
-                                         content.begin() + static_cast<std::ptrdiff_t>(byte),
-                                         '\n'));
+  return 1 + static_cast<int>(std::count(
+                 content.begin(), content.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
 }
 
 int lineOfKey(std::string_view content, std::string_view key) {
@@ -32,18 +31,19 @@ void checkZero(FindingSink& sink, std::string_view content, const json& zero) {
     return;
   }
   if (const auto stage = zero.find("stage"); stage != zero.end()) {
-    const bool valid = stage->is_number_integer() && stage->get<int>() >= 0 &&
-                       stage->get<int>() <= 3;
+    const bool valid =
+        stage->is_number_integer() && stage->get<int>() >= 0 && stage->get<int>() <= 3;
     if (!valid) {
-      sink.add(Severity::Error, lineOfKey(content, "stage"), "/zero_optimization/stage",
-               "deepspeed-zero", "zero_optimization.stage is " + stage->dump() +
-                                     "; DeepSpeed knows stages 0, 1, 2 and 3",
-               "set \"stage\" to 0, 1, 2 or 3");
+      sink.add(
+          Severity::Error, lineOfKey(content, "stage"), "/zero_optimization/stage",
+          "deepspeed-zero",
+          "zero_optimization.stage is " + stage->dump() + "; DeepSpeed knows stages 0, 1, 2 and 3",
+          "set \"stage\" to 0, 1, 2 or 3");
     }
   }
   if (const auto prefetch = zero.find("stage3_prefetch_bucket_size"); prefetch != zero.end()) {
-    const bool allowed = prefetch->is_string() &&
-                         (prefetch->get<std::string>().empty() || *prefetch == "auto");
+    const bool allowed =
+        prefetch->is_string() && (prefetch->get<std::string>().empty() || *prefetch == "auto");
     if (!allowed) {
       sink.add(Severity::Error, lineOfKey(content, "stage3_prefetch_bucket_size"),
                "/zero_optimization/stage3_prefetch_bucket_size", "stage3-prefetch-bucket-size",

@@ -85,8 +85,8 @@ std::string packageName(std::string_view spec) {
 // uv pip), per command separated by &&, ||, ; or |.
 std::vector<std::string> pipInstalls(std::string_view command) {
   static const std::set<std::string> kOptionsWithValue = {
-      "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url",
-      "-f", "--find-links", "-t", "--target", "--prefix", "--root"};
+      "-r", "--requirement", "-c", "--constraint", "-i",       "--index-url", "--extra-index-url",
+      "-f", "--find-links",  "-t", "--target",     "--prefix", "--root"};
   std::vector<std::string> packages;
   std::string normalized(command);
   for (const char* separator : {"&&", "||", ";", "|"}) {
@@ -97,8 +97,8 @@ std::vector<std::string> pipInstalls(std::string_view command) {
   }
   for (std::string_view part : split(normalized, '\n')) {
     const auto tokens = words(part);
-    auto pip = std::find_if(tokens.begin(), tokens.end(),
-                            [](const std::string& t) { return isPip(t); });
+    auto pip =
+        std::find_if(tokens.begin(), tokens.end(), [](const std::string& t) { return isPip(t); });
     if (pip == tokens.end() || pip + 1 == tokens.end() || *(pip + 1) != "install") continue;
     for (auto it = pip + 2; it != tokens.end(); ++it) {
       if (kOptionsWithValue.contains(*it)) {
@@ -136,8 +136,8 @@ void checkEnv(FindingSink& sink, const Instruction& env) {
   for (const std::string& token : tokens) {
     const auto equals = token.find('=');
     if (equals == std::string::npos) continue;
-    checkImageVariable(sink, Place{env.line, ""}, token.substr(0, equals),
-                       token.substr(equals + 1), 0);
+    checkImageVariable(sink, Place{env.line, ""}, token.substr(0, equals), token.substr(equals + 1),
+                       0);
   }
 }
 
@@ -177,8 +177,7 @@ void validateDockerfile(FindingSink& sink, std::string_view content,
   }
   if (!anyFrom) {
     sink.add(Severity::Error, parsed.empty() ? 0 : parsed.front().line, "", "parse",
-             "no FROM instruction: this is not a Dockerfile",
-             "start the file with FROM <image>");
+             "no FROM instruction: this is not a Dockerfile", "start the file with FROM <image>");
   } else if (!anyImageStage) {
     sink.add(Severity::Info, 0, "", "image-tag",
              "no stage is built FROM training-nv-pytorch; the image's rules were not checked",

@@ -42,10 +42,10 @@ void validateEnvFile(FindingSink& sink, std::string_view content) {
       value = value.substr(1, value.size() - 2);
     }
     if (const auto previous = seen.find(name); previous != seen.end()) {
-      sink.add(Severity::Warning, lineNumber, "", "env-duplicate",
-               name + " is also set on line " + std::to_string(previous->second) +
-                   "; the last one wins",
-               "keep one " + name + " line");
+      sink.add(
+          Severity::Warning, lineNumber, "", "env-duplicate",
+          name + " is also set on line " + std::to_string(previous->second) + "; the last one wins",
+          "keep one " + name + " line");
     }
     seen[name] = lineNumber;
     checkImageVariable(sink, Place{lineNumber, ""}, name, value, 0);

@@ -84,9 +84,9 @@ void checkPlatform(FindingSink& sink, const PodSpec& pod, const catalog::Release
       if (verdict.status == compat::VerdictStatus::Unsupported) {
         sink.add(Severity::Error, placeOf(arch, "").line,
                  pod.path + ".nodeSelector[kubernetes.io/arch]", "image-arch",
-                 verdict.reasons.empty() ? "release " + release.tag + " is not published for " +
-                                               arch.Scalar()
-                                         : verdict.reasons.front(),
+                 verdict.reasons.empty()
+                     ? "release " + release.tag + " is not published for " + arch.Scalar()
+                     : verdict.reasons.front(),
                  "select nodes of an architecture the release is published for");
       }
     }
@@ -98,8 +98,9 @@ void checkPlatform(FindingSink& sink, const PodSpec& pod, const catalog::Release
     if (compat::classifyGpu(name) == compat::GpuClass::Consumer) {
       sink.add(Severity::Warning, placeOf(product, "").line,
                pod.path + ".nodeSelector[nvidia.com/gpu.product]", "gpu-class",
-               "GPU '" + product.Scalar() + "' is a consumer GPU: CUDA forward compatibility "
-               "does not apply, so nodes need driver >= " +
+               "GPU '" + product.Scalar() +
+                   "' is a consumer GPU: CUDA forward compatibility "
+                   "does not apply, so nodes need driver >= " +
                    std::to_string(release.requiredDriverMajor),
                "run on data-center GPUs or make sure the nodes' driver is new enough");
     }
@@ -124,20 +125,21 @@ int checkGpuResources(FindingSink& sink, const YAML::Node& container, const std:
   }
   if (gpus > kGpusPerMachine) {
     sink.add(Severity::Error, place.line, place.path, "gpu-resources",
-             "nvidia.com/gpu is " + std::to_string(gpus) + "; one machine has 16 GPUs, so the "
-             "pod can never be scheduled",
+             "nvidia.com/gpu is " + std::to_string(gpus) +
+                 "; one machine has 16 GPUs, so the "
+                 "pod can never be scheduled",
              "use at most 16 GPUs per pod and more pods (an indexed Job) for more");
   } else if (socketInterfaceFor(gpus).empty()) {
     sink.add(Severity::Warning, place.line, place.path, "gpu-resources",
-             "nvidia.com/gpu is " + std::to_string(gpus) + "; the image's notes cover pods of "
-             "1, 2, 4, 8 or 16 GPUs",
+             "nvidia.com/gpu is " + std::to_string(gpus) +
+                 "; the image's notes cover pods of "
+                 "1, 2, 4, 8 or 16 GPUs",
              "use 1, 2, 4, 8 or 16 GPUs per pod");
   }
   return gpus;
 }
 
-void checkEnv(FindingSink& sink, const YAML::Node& container, const std::string& path,
-              int gpus) {
+void checkEnv(FindingSink& sink, const YAML::Node& container, const std::string& path, int gpus) {
   bool socketSet = false;
   bool checkpointSet = false;
   const YAML::Node env = child(container, {"env"});
@@ -151,8 +153,9 @@ void checkEnv(FindingSink& sink, const YAML::Node& container, const std::string&
     if (!value || !value.IsScalar()) continue;
     if (value.Tag() == "?" && plainScalarIsNotString(value.Scalar())) {
       sink.add(Severity::Error, placeOf(value, "").line, itemPath + ".value", "env-value-type",
-               name + ": value " + value.Scalar() + " is not a string in YAML; Kubernetes "
-               "rejects env values that are booleans or numbers",
+               name + ": value " + value.Scalar() +
+                   " is not a string in YAML; Kubernetes "
+                   "rejects env values that are booleans or numbers",
                "quote it: value: \"" + value.Scalar() + "\"");
     }
     checkImageVariable(sink, placeOf(value, itemPath + ".value"), name, value.Scalar(), gpus);
@@ -216,18 +219,18 @@ void validateKubernetesManifest(FindingSink& sink, std::string_view content,
     const std::string prefix = documents.size() > 1 ? "[" + std::to_string(d) + "]." : "";
     if (!object.IsMap() || !child(object, {"kind"}) || !child(object, {"apiVersion"})) {
       sink.add(Severity::Error, placeOf(object, "").line, prefix.empty() ? "$" : prefix,
-               "k8s-shape", "document " + std::to_string(d + 1) +
-                                " is not a Kubernetes object (no apiVersion and kind)",
+               "k8s-shape",
+               "document " + std::to_string(d + 1) +
+                   " is not a Kubernetes object (no apiVersion and kind)",
                "give every document apiVersion: and kind:");
       continue;
     }
     for (const PodSpec& pod : podSpecs(object, prefix)) {
       anyWorkload = true;
       const YAML::Node containers = child(pod.spec, {"containers"});
-      for (std::size_t c = 0; containers && containers.IsSequence() && c < containers.size();
-           ++c) {
-        checkContainer(sink, pod, containers[c], pod.path + ".containers[" + std::to_string(c) +
-                                                      "]", catalog);
+      for (std::size_t c = 0; containers && containers.IsSequence() && c < containers.size(); ++c) {
+        checkContainer(sink, pod, containers[c],
+                       pod.path + ".containers[" + std::to_string(c) + "]", catalog);
       }
     }
   }

@@ -63,9 +63,7 @@ std::string_view toString(Severity severity) noexcept {
   return "info";
 }
 
-std::string_view toString(FileKind kind) noexcept {
-  return nameOf(kFileKindNames, kind, "auto");
-}
+std::string_view toString(FileKind kind) noexcept { return nameOf(kFileKindNames, kind, "auto"); }
 
 Expected<FileKind> parseFileKind(std::string_view text) {
   if (auto kind = valueNamed(kFileKindNames, text)) return *kind;
@@ -74,10 +72,9 @@ Expected<FileKind> parseFileKind(std::string_view text) {
 }
 
 int FileReport::count(Severity severity) const {
-  return static_cast<int>(std::count_if(findings.begin(), findings.end(),
-                                        [severity](const Finding& f) {
-                                          return f.severity == severity;
-                                        }));
+  return static_cast<int>(
+      std::count_if(findings.begin(), findings.end(),
+                    [severity](const Finding& f) { return f.severity == severity; }));
 }
 
 FileKind detectFileKind(std::string_view fileName, std::string_view content) {
@@ -118,8 +115,7 @@ Expected<FileReport> validateFile(const std::filesystem::path& path, FileKind ki
 
 std::vector<Expected<FileReport>> validateFiles(const std::vector<std::filesystem::path>& paths,
                                                 FileKind kind, const catalog::Catalog& catalog,
-                                                const StopToken& stop,
-                                                const ProgressFn& progress) {
+                                                const StopToken& stop, const ProgressFn& progress) {
   std::vector<Expected<FileReport>> reports;
   const auto total = static_cast<std::int64_t>(paths.size());
   for (const std::filesystem::path& path : paths) {

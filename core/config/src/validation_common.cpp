@@ -15,13 +15,13 @@ void FindingSink::add(Severity severity, int line, std::string path, std::string
 
 namespace {
 
-void checkSocketInterface(FindingSink& sink, const Place& place, std::string_view value,
-                          int gpus) {
+void checkSocketInterface(FindingSink& sink, const Place& place, std::string_view value, int gpus) {
   const std::string text(value);
   if (value != "eth0" && value != "hpn0") {
     sink.add(Severity::Warning, place.line, place.path, "nccl-socket-ifname",
-             "NCCL_SOCKET_IFNAME is '" + text + "'; the image's notes give eth0 (pods of 1, 2, "
-             "4 or 8 GPUs) or hpn0 (all 16 GPUs of a machine)",
+             "NCCL_SOCKET_IFNAME is '" + text +
+                 "'; the image's notes give eth0 (pods of 1, 2, "
+                 "4 or 8 GPUs) or hpn0 (all 16 GPUs of a machine)",
              "set NCCL_SOCKET_IFNAME=eth0, or hpn0 for a 16-GPU pod");
     return;
   }
@@ -75,21 +75,22 @@ bool isTrainingImage(std::string_view reference) {
 }
 
 const catalog::Release* checkImageTag(FindingSink& sink, const Place& place,
-                                      std::string_view reference,
-                                      const catalog::Catalog& catalog) {
+                                      std::string_view reference, const catalog::Catalog& catalog) {
   const std::string tag = imageTag(reference);
   if (tag.empty()) {
     sink.add(Severity::Warning, place.line, place.path, "image-tag",
-             "image '" + std::string(reference) + "' has no tag, so it follows whatever "
-             "'latest' is and the compatibility verdict cannot be checked",
+             "image '" + std::string(reference) +
+                 "' has no tag, so it follows whatever "
+                 "'latest' is and the compatibility verdict cannot be checked",
              "pin a release tag: " + joinList(catalog.tags()));
     return nullptr;
   }
   const catalog::Release* release = catalog.findRelease(tag);
   if (release == nullptr) {
     sink.add(Severity::Warning, place.line, place.path, "image-tag",
-             "image tag '" + tag + "' is not a release in the catalog, so its driver and "
-             "architecture requirements are unknown",
+             "image tag '" + tag +
+                 "' is not a release in the catalog, so its driver and "
+                 "architecture requirements are unknown",
              "use a known tag (" + joinList(catalog.tags()) + ") or add it with --catalog");
   }
   return release;

@@ -48,7 +48,6 @@ void checkImageVariable(FindingSink& sink, const Place& place, std::string_view 
 
 /// Checks that the image's tag is in the catalog; returns the release or null.
 const catalog::Release* checkImageTag(FindingSink& sink, const Place& place,
-                                      std::string_view reference,
-                                      const catalog::Catalog& catalog);
+                                      std::string_view reference, const catalog::Catalog& catalog);
 
 }  // namespace tb::config::detail

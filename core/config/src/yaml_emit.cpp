@@ -32,24 +32,15 @@ void emitValue(YAML::Emitter& out, const nlohmann::ordered_json& value) {
       out << text;
       return;
     }
-    case nlohmann::ordered_json::value_t::boolean:
-      out << value.get<bool>();
-      return;
-    case nlohmann::ordered_json::value_t::number_integer:
-      out << value.get<long long>();
-      return;
+    case nlohmann::ordered_json::value_t::boolean: out << value.get<bool>(); return;
+    case nlohmann::ordered_json::value_t::number_integer: out << value.get<long long>(); return;
     case nlohmann::ordered_json::value_t::number_unsigned:
       out << value.get<unsigned long long>();
       return;
-    case nlohmann::ordered_json::value_t::number_float:
-      out << value.get<double>();
-      return;
-    case nlohmann::ordered_json::value_t::null:
-      out << YAML::Null;
-      return;
+    case nlohmann::ordered_json::value_t::number_float: out << value.get<double>(); return;
+    case nlohmann::ordered_json::value_t::null: out << YAML::Null; return;
     case nlohmann::ordered_json::value_t::binary:
-    case nlohmann::ordered_json::value_t::discarded:
-      break;
+    case nlohmann::ordered_json::value_t::discarded: break;
   }
   throw std::logic_error("emitYamlStream: a manifest holds a value YAML cannot carry");
 }

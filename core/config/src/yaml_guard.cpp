@@ -55,7 +55,8 @@ std::vector<YAML::Node> loadAllDocuments(std::string_view yaml) {
     YAML::Parser parser(stream);
     DocumentStarts starts;
     while (parser.HandleNextDocument(starts)) {
-      if (starts.stuck()) throw YAML::ParserException(starts.where(), stuckMessage(yaml, starts.where()));
+      if (starts.stuck())
+        throw YAML::ParserException(starts.where(), stuckMessage(yaml, starts.where()));
     }
   }
   // The same text, read again from its start, builds the nodes.

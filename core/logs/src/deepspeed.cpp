@@ -39,13 +39,12 @@ using console::takeDigits;
 /// unset, the default since v0.15.2: then the breakdowns are).
 constexpr std::size_t kMaxHeldRecords = 1024;
 
-
 // -------------------------------------------------------------- records --
 
 /// A record being gathered from the lines of one engine.step().
 struct Part {
   runs::ImportedStep step;
-  bool printed = false;      ///< a line printed its step number (not counted from breakdowns)
+  bool printed = false;  ///< a line printed its step number (not counted from breakdowns)
   bool hasProgress = false;
   bool hasTimer = false;
   bool hasBreakdown = false;
@@ -55,8 +54,8 @@ struct Part {
   std::optional<double> pipelineSamples;
   std::optional<double> profileSeconds;
   std::optional<double> profileSamples;
-  std::optional<double> profileIterTflops;     ///< FLOPS per GPU over the iteration latency
-  std::optional<double> profileFwdBwdTflops;   ///< fwd+bwd FLOPS per GPU
+  std::optional<double> profileIterTflops;    ///< FLOPS per GPU over the iteration latency
+  std::optional<double> profileFwdBwdTflops;  ///< fwd+bwd FLOPS per GPU
   std::optional<double> breakdownSeconds;
 };
 
@@ -99,11 +98,11 @@ class DeepSpeedFormat final : public LineFormat {
 
  private:
   struct State {
-    std::optional<Part> open;                  ///< the record of the engine.step() being printed
+    std::optional<Part> open;  ///< the record of the engine.step() being printed
     Mode mode = Mode::Unknown;
-    std::int64_t lastStep = 0;                 ///< of the last record, to count breakdown-only steps
-    bool overflow = false;                     ///< an overflow line since the last record opened
-    std::int64_t progressStep = 0;             ///< of the last progress line
+    std::int64_t lastStep = 0;      ///< of the last record, to count breakdown-only steps
+    bool overflow = false;          ///< an overflow line since the last record opened
+    std::int64_t progressStep = 0;  ///< of the last progress line
     std::int64_t progressSkipped = 0;
     bool inProfile = false;
     std::optional<std::int64_t> profileModelParallel;
@@ -249,14 +248,16 @@ class DeepSpeedFormat final : public LineFormat {
   /// (print_model_profile, with print(): no logger prefix).
   std::optional<Error> readProfileLine(std::string_view line, std::uint64_t lineNumber) {
     if (line.find("Aggregated Profile per GPU") != std::string_view::npos ||
-        (trim(line).starts_with("-----") && trim(line).find_first_not_of('-') == std::string_view::npos)) {
+        (trim(line).starts_with("-----") &&
+         trim(line).find_first_not_of('-') == std::string_view::npos)) {
       state_.inProfile = false;
       return std::nullopt;
     }
     if (const auto at = line.find("Profile Summary at step "); at != std::string_view::npos) {
       std::string_view text = line.substr(at + std::string_view("Profile Summary at step ").size());
       const auto step = takeDigits(text);
-      if (!step) return expectedError(origin_, lineNumber, "'Profile Summary at step N:'", trim(line));
+      if (!step)
+        return expectedError(origin_, lineNumber, "'Profile Summary at step N:'", trim(line));
       if (state_.open && state_.open->step.step != *step) close();
       if (!state_.open) open(*step);
       state_.open->printed = true;
@@ -270,11 +271,14 @@ class DeepSpeedFormat final : public LineFormat {
       return expectedError(origin_, lineNumber, expected, value);
     };
     Part& part = *state_.open;
-    const auto ends = [&](std::string_view suffix) { return std::string_view(label).ends_with(suffix); };
+    const auto ends = [&](std::string_view suffix) {
+      return std::string_view(label).ends_with(suffix);
+    };
     if (label.find("fwd+bwd flops per gpu =") != std::string::npos) {
       const auto tflops = scaledValue(value, "FLOPS", 1e12);
       if (!tflops) return fail("a FLOPS value such as '102.0 TFLOPS'");
-      if (*tflops > 0.0) part.profileFwdBwdTflops = tflops;  // negative: the profiler's timers were off
+      if (*tflops > 0.0)
+        part.profileFwdBwdTflops = tflops;  // negative: the profiler's timers were off
     } else if (label.find("flops per gpu =") != std::string::npos && ends("/ iter latency")) {
       const auto tflops = scaledValue(value, "FLOPS", 1e12);
       if (!tflops) return fail("a FLOPS value such as '81.9 TFLOPS'");
@@ -290,7 +294,8 @@ class DeepSpeedFormat final : public LineFormat {
     } else if (ends("world size")) {
       const auto ranks = parseUnsigned(value);
       if (!ranks) return fail("a whole number of ranks");
-      if (!state_.worldSize && *ranks > 0 && *ranks < (1LL << 24)) state_.worldSize = static_cast<int>(*ranks);
+      if (!state_.worldSize && *ranks > 0 && *ranks < (1LL << 24))
+        state_.worldSize = static_cast<int>(*ranks);
     } else if (ends("model parallel size")) {
       const auto size = parseUnsigned(value);
       if (!size) return fail("a whole number");
@@ -303,7 +308,8 @@ class DeepSpeedFormat final : public LineFormat {
   void readMetadata(std::string_view line) {
     // deepspeed.initialize: `DeepSpeed info: version=0.10.0, git-hash=…, git-branch=…`.
     if (const auto at = line.find("DeepSpeed info: version="); at != std::string_view::npos) {
-      const std::string_view rest = line.substr(at + std::string_view("DeepSpeed info: version=").size());
+      const std::string_view rest =
+          line.substr(at + std::string_view("DeepSpeed info: version=").size());
       state_.version = std::string(trim(rest.substr(0, rest.find(','))));
       return;
     }
@@ -321,7 +327,8 @@ class DeepSpeedFormat final : public LineFormat {
       std::string_view name;
       std::string_view value;
       if (console::readDotted(line.substr(at), name, value) && name == "train_batch_size") {
-        if (const auto batch = parseUnsigned(value); batch && *batch > 0) state_.trainBatch = *batch;
+        if (const auto batch = parseUnsigned(value); batch && *batch > 0)
+          state_.trainBatch = *batch;
       }
     }
   }
@@ -387,7 +394,8 @@ class DeepSpeedFormat final : public LineFormat {
 }  // namespace
 
 bool deepSpeedClaimsLine(std::string_view line) {
-  if (progressAnchor(line) != std::string_view::npos) return line.find(", lr=") != std::string_view::npos;
+  if (progressAnchor(line) != std::string_view::npos)
+    return line.find(", lr=") != std::string_view::npos;
   if (const auto at = timerAnchor(line); at != std::string_view::npos) {
     TimerLine timer;
     return !readTimer(line, at, timer, {}, 0);
@@ -396,7 +404,8 @@ bool deepSpeedClaimsLine(std::string_view line) {
     // readBreakdown leaves the kind NotDeepSpeed for a line without a timer
     // name only DeepSpeed's engine has (Megatron-LM's own `time (ms) |`).
     Breakdown breakdown;
-    return !readBreakdown(line, at, breakdown, {}, 0) && breakdown.kind != BreakdownKind::NotDeepSpeed;
+    return !readBreakdown(line, at, breakdown, {}, 0) &&
+           breakdown.kind != BreakdownKind::NotDeepSpeed;
   }
   if (const auto at = pipelineAnchor(line); at != std::string_view::npos) {
     PipelineLine pipe;

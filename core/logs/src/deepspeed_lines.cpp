@@ -16,7 +16,8 @@ std::optional<double> finite(std::optional<double> value) {
 }
 
 std::size_t timerAnchor(std::string_view line) {
-  if (const auto at = line.find("RunningAvgSamplesPerSec="); at != std::string_view::npos) return at;
+  if (const auto at = line.find("RunningAvgSamplesPerSec="); at != std::string_view::npos)
+    return at;
   const auto at = line.find(", SamplesPerSec=");
   if (at != std::string_view::npos && line.find("MemAllocated=", at) != std::string_view::npos) {
     return at + 2;
@@ -72,7 +73,8 @@ std::size_t progressAnchor(std::string_view line) {
   const auto at = line.find(", skipped=");
   if (at == std::string_view::npos) return std::string_view::npos;
   const auto step = line.rfind("step=", at);
-  if (step == std::string_view::npos || (step > 0 && line[step - 1] != ' ' && line[step - 1] != ']')) {
+  if (step == std::string_view::npos ||
+      (step > 0 && line[step - 1] != ' ' && line[step - 1] != ']')) {
     return std::string_view::npos;  // global_step=…, or someone else's words
   }
   return step;
@@ -82,7 +84,8 @@ std::optional<double> firstListNumber(std::string_view text) {
   text = trim(text);
   if (!text.starts_with("[")) return std::nullopt;
   text.remove_prefix(1);
-  if (const auto open = text.find('('); open != std::string_view::npos && open < text.find_first_of(",]")) {
+  if (const auto open = text.find('(');
+      open != std::string_view::npos && open < text.find_first_of(",]")) {
     text.remove_prefix(open + 1);
   }
   return parseLogNumber(text.substr(0, text.find_first_of(",])")));
@@ -97,7 +100,8 @@ std::optional<Error> readProgress(std::string_view line, std::size_t anchor, Pro
   }
   text.remove_prefix(std::string_view(", skipped=").size());
   const auto skipped = takeDigits(text);
-  if (!skipped) return expectedError(origin, lineNumber, "'skipped=N' with a whole number", trim(line));
+  if (!skipped)
+    return expectedError(origin, lineNumber, "'skipped=N' with a whole number", trim(line));
   progress.step = *step;
   progress.skipped = *skipped;
   if (const auto lr = text.find("lr="); lr != std::string_view::npos) {
@@ -138,24 +142,25 @@ std::optional<Error> readBreakdown(std::string_view line, std::size_t anchor, Br
   double step = 0.0;
   std::optional<std::string> badKey;
   std::string_view badValue;
-  forEachField(line.substr(anchor + std::string_view("time (ms)").size()), "|",
-               [&](const LogField& field) {
-                 deepSpeedNames = deepSpeedNames || isDeepSpeedOnlyTimer(field.key);
-                 micro = micro || isMicroTimer(field.key);
-                 const bool used = isForward(field.key) || isBackward(field.key) || field.key == "step";
-                 if (!used || badKey) return;
-                 const auto value = parseLogNumber(field.value);
-                 if (!value || !std::isfinite(*value)) {
-                   badKey = std::string(field.key);
-                   badValue = field.value;
-                   return;
-                 }
-                 if (isForward(field.key)) forward = *value;
-                 else if (isBackward(field.key)) backward = *value;
-                 else step = *value;
-               });
+  forEachField(
+      line.substr(anchor + std::string_view("time (ms)").size()), "|", [&](const LogField& field) {
+        deepSpeedNames = deepSpeedNames || isDeepSpeedOnlyTimer(field.key);
+        micro = micro || isMicroTimer(field.key);
+        const bool used = isForward(field.key) || isBackward(field.key) || field.key == "step";
+        if (!used || badKey) return;
+        const auto value = parseLogNumber(field.value);
+        if (!value || !std::isfinite(*value)) {
+          badKey = std::string(field.key);
+          badValue = field.value;
+          return;
+        }
+        if (isForward(field.key)) forward = *value;
+        else if (isBackward(field.key)) backward = *value;
+        else step = *value;
+      });
   if (!deepSpeedNames) return std::nullopt;
-  if (badKey) return expectedError(origin, lineNumber, "milliseconds for '" + *badKey + "'", badValue);
+  if (badKey)
+    return expectedError(origin, lineNumber, "milliseconds for '" + *badKey + "'", badValue);
   if (micro) breakdown.kind = BreakdownKind::Micro;
   else if (forward && backward) breakdown.kind = BreakdownKind::Global;
   else breakdown.kind = BreakdownKind::Other;  // ZeRO's optimizer_* timers, pipe_* timers
@@ -192,7 +197,8 @@ std::optional<Error> readPipeline(std::string_view line, std::size_t anchor, Pip
   pipe.samplesPerSecond = numberAfter(text, "samples/sec: ");
   if (!step || !pipe.loss || !pipe.iterSeconds || !pipe.samplesPerSecond) {
     return expectedError(origin, lineNumber,
-                      "'steps: N loss: X iter time (s): T samples/sec: S' with numbers", trim(line));
+                         "'steps: N loss: X iter time (s): T samples/sec: S' with numbers",
+                         trim(line));
   }
   pipe.step = *step;
   pipe.loss = finite(pipe.loss);

@@ -23,7 +23,8 @@ std::optional<double> finite(std::optional<double> value);
 /// `0/10, SamplesPerSec=…, MemAllocated=…GB, MaxMemAllocated=…GB` (≤ v0.6).
 struct TimerLine {
   std::int64_t step = 0;
-  bool labelled = false;  ///< global_step= printed (v0.8+); before, the step printed is not said to be global
+  bool labelled =
+      false;  ///< global_step= printed (v0.8+); before, the step printed is not said to be global
   std::optional<double> running;
   std::optional<double> current;
   std::optional<double> maxAllocatedGiB;

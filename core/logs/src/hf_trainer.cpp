@@ -37,9 +37,10 @@ struct TrainerFile {
   bool hasLogHistory = false;
   std::optional<std::int64_t> globalStep;
   std::optional<std::int64_t> maxSteps;
-  std::optional<runs::ImportedSummary> summary;  ///< final log_history entry, or a results file's train_* keys
-  std::optional<double> tokensSeen;              ///< num_input_tokens_seen beside that summary (all ranks)
-  std::int64_t records = 0;                      ///< training entries read into the sink
+  std::optional<runs::ImportedSummary>
+      summary;                       ///< final log_history entry, or a results file's train_* keys
+  std::optional<double> tokensSeen;  ///< num_input_tokens_seen beside that summary (all ranks)
+  std::int64_t records = 0;          ///< training entries read into the sink
 };
 
 /// Builds JSON values as nlohmann's DOM parser does, except that the elements
@@ -57,7 +58,9 @@ class TrainerSax final : public nlohmann::json_sax<Json> {
   bool boolean(bool value) override { return add(Json(value)); }
   bool number_integer(number_integer_t value) override { return add(Json(value)); }
   bool number_unsigned(number_unsigned_t value) override { return add(Json(value)); }
-  bool number_float(number_float_t value, const string_t& /*text*/) override { return add(Json(value)); }
+  bool number_float(number_float_t value, const string_t& /*text*/) override {
+    return add(Json(value));
+  }
   bool string(string_t& value) override { return add(Json(std::move(value))); }
   bool binary(binary_t& /*value*/) override { return true; }  // JSON text has no binary values
 
@@ -101,8 +104,8 @@ class TrainerSax final : public nlohmann::json_sax<Json> {
   struct Frame {
     explicit Frame(Json container) : value(std::move(container)) {}
     Json value;
-    std::string key;         ///< an object's key awaiting its value
-    bool history = false;    ///< this is the top-level log_history array
+    std::string key;       ///< an object's key awaiting its value
+    bool history = false;  ///< this is the top-level log_history array
     std::size_t entries = 0;
   };
 
@@ -158,8 +161,8 @@ std::uint64_t lineAtOffset(const fs::path& file, std::uint64_t offset) {
   std::uint64_t position = 0;
   char buffer[64 * 1024];
   while (position < offset && in) {
-    const auto wanted = static_cast<std::streamsize>(
-        std::min<std::uint64_t>(sizeof buffer, offset - position));
+    const auto wanted =
+        static_cast<std::streamsize>(std::min<std::uint64_t>(sizeof buffer, offset - position));
     in.read(buffer, wanted);
     const auto got = static_cast<std::size_t>(in.gcount());
     for (std::size_t i = 0; i < got; ++i) {
@@ -172,8 +175,8 @@ std::uint64_t lineAtOffset(const fs::path& file, std::uint64_t offset) {
 }
 
 Error parseError(const fs::path& file, std::uint64_t offset, const std::string& what) {
-  return makeError(ErrorKind::Parse, file.string() + ":" + std::to_string(lineAtOffset(file, offset)) +
-                                         ": " + what);
+  return makeError(ErrorKind::Parse,
+                   file.string() + ":" + std::to_string(lineAtOffset(file, offset)) + ": " + what);
 }
 
 /// A numeric key of `object` into `out`: absent and null leave it empty; a
@@ -199,22 +202,24 @@ bool hasKeyWithPrefix(const Json& object, std::string_view prefix) {
 /// train_loss), wherever they are: the last log_history entry, or the top
 /// level of train_results.json / all_results.json. Sets `found` when any is.
 Status readSummary(const Json& object, runs::ImportedSummary& summary, bool& found,
-                   std::optional<double>& tokensSeen, const std::function<Error(std::string)>& fail) {
+                   std::optional<double>& tokensSeen,
+                   const std::function<Error(std::string)>& fail) {
   std::optional<double> tokensPerSecond;
-  for (const auto& [key, target] :
-       {std::pair<std::string_view, std::optional<double>*>{"train_runtime", &summary.runtimeSeconds},
-        {"train_samples_per_second", &summary.samplesPerSecond},
-        {"train_steps_per_second", &summary.stepsPerSecond},
-        {"train_tokens_per_second", &tokensPerSecond},
-        {"total_flos", &summary.totalFlos},
-        {"train_loss", &summary.loss},
-        {"num_input_tokens_seen", &tokensSeen}}) {
+  for (const auto& [key, target] : {std::pair<std::string_view, std::optional<double>*>{
+                                        "train_runtime", &summary.runtimeSeconds},
+                                    {"train_samples_per_second", &summary.samplesPerSecond},
+                                    {"train_steps_per_second", &summary.stepsPerSecond},
+                                    {"train_tokens_per_second", &tokensPerSecond},
+                                    {"total_flos", &summary.totalFlos},
+                                    {"train_loss", &summary.loss},
+                                    {"num_input_tokens_seen", &tokensSeen}}) {
     if (Status status = readNumber(object, key, *target, fail); !status) return status;
     if (*target && key != "num_input_tokens_seen") found = true;
   }
   // include_tokens_per_second counts one device's dataloader (TrainingArguments:
   // "the number of tokens per second per device").
-  if (tokensPerSecond) summary.tokensPerSecond = runs::ScopedRate{*tokensPerSecond, runs::RateScope::PerGpu};
+  if (tokensPerSecond)
+    summary.tokensPerSecond = runs::ScopedRate{*tokensPerSecond, runs::RateScope::PerGpu};
   return {};
 }
 
@@ -249,53 +254,62 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
     };
   };
 
-  TrainerSax sax([&](const Json& entry, std::size_t index) -> Status {
-    const auto fail = failAtCurrent("log_history[" + std::to_string(index) + "]: ");
-    if (!entry.is_object()) return {};  // user code may append anything; Trainer.log() appends dicts
-    if (isSummaryEntry(entry)) {
-      runs::ImportedSummary summary;
-      bool found = false;
-      if (Status status = readSummary(entry, summary, found, out.tokensSeen, fail); !status) return status;
-      if (found) out.summary = summary;
-      return {};
-    }
-    if (!isTrainingEntry(entry)) return {};
-    const auto stepIt = entry.find("step");
-    // Trainer.log() always adds "step"; an entry without one was appended by
-    // user code and has no place on the curve.
-    if (stepIt == entry.end()) return {};
-    const auto step = jsonCount(*stepIt);
-    if (!step) {
-      return fail("expected a whole, non-negative step number for \"step\", found " + jsonFound(*stepIt));
-    }
-    runs::ImportedStep record;
-    record.step = *step;
-    for (const auto& [key, target] : {std::pair<std::string_view, std::optional<double>*>{"loss", &record.loss},
-                                      {"learning_rate", &record.learningRate},
-                                      {"grad_norm", &record.gradNorm}}) {
-      if (Status status = readNumber(entry, key, *target, fail); !status) return status;
-    }
-    sink.add(record);
-    ++out.records;
-    return {};
-  }, [&buffer] { return buffer.offset(); });
+  TrainerSax sax(
+      [&](const Json& entry, std::size_t index) -> Status {
+        const auto fail = failAtCurrent("log_history[" + std::to_string(index) + "]: ");
+        if (!entry.is_object())
+          return {};  // user code may append anything; Trainer.log() appends dicts
+        if (isSummaryEntry(entry)) {
+          runs::ImportedSummary summary;
+          bool found = false;
+          if (Status status = readSummary(entry, summary, found, out.tokensSeen, fail); !status)
+            return status;
+          if (found) out.summary = summary;
+          return {};
+        }
+        if (!isTrainingEntry(entry)) return {};
+        const auto stepIt = entry.find("step");
+        // Trainer.log() always adds "step"; an entry without one was appended by
+        // user code and has no place on the curve.
+        if (stepIt == entry.end()) return {};
+        const auto step = jsonCount(*stepIt);
+        if (!step) {
+          return fail("expected a whole, non-negative step number for \"step\", found " +
+                      jsonFound(*stepIt));
+        }
+        runs::ImportedStep record;
+        record.step = *step;
+        for (const auto& [key, target] :
+             {std::pair<std::string_view, std::optional<double>*>{"loss", &record.loss},
+              {"learning_rate", &record.learningRate},
+              {"grad_norm", &record.gradNorm}}) {
+          if (Status status = readNumber(entry, key, *target, fail); !status) return status;
+        }
+        sink.add(record);
+        ++out.records;
+        return {};
+      },
+      [&buffer] { return buffer.offset(); });
 
   const bool parsed = Json::sax_parse(text, &sax);
   if (in.bad()) return makeError(ErrorKind::Io, file.string() + ": reading the file failed");
   if (!parsed) {
     if (sax.entryError()) return *sax.entryError();
     if (const auto& deep = sax.tooDeepOffset()) {
-      return parseError(file, *deep, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                         " levels at byte " + std::to_string(*deep));
+      return parseError(file, *deep,
+                        "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                            " levels at byte " + std::to_string(*deep));
     }
-    return parseError(file, sax.syntaxOffset(),
-                      "invalid JSON at byte " + std::to_string(sax.syntaxOffset()) + ": " + sax.syntaxReason());
+    return parseError(
+        file, sax.syntaxOffset(),
+        "invalid JSON at byte " + std::to_string(sax.syntaxOffset()) + ": " + sax.syntaxReason());
   }
 
   const Json& root = sax.root();
   if (!root.is_object()) {
-    return parseError(file, 0, "expected a JSON object (trainer_state.json or train_results.json), found " +
-                                   jsonFound(root));
+    return parseError(file, 0,
+                      "expected a JSON object (trainer_state.json or train_results.json), found " +
+                          jsonFound(root));
   }
   const auto fail = [&file](std::string what) { return parseError(file, 0, std::move(what)); };
   const auto history = root.find("log_history");
@@ -303,14 +317,15 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
   if (out.hasLogHistory && !history->is_array()) {
     return fail("expected an array for \"log_history\", found " + jsonFound(*history));
   }
-  for (const auto& [key, target] : {std::pair<std::string_view, std::optional<std::int64_t>*>{
-                                        "global_step", &out.globalStep},
-                                    {"max_steps", &out.maxSteps}}) {
+  for (const auto& [key, target] :
+       {std::pair<std::string_view, std::optional<std::int64_t>*>{"global_step", &out.globalStep},
+        {"max_steps", &out.maxSteps}}) {
     const auto it = root.find(key);
     if (it == root.end() || it->is_null()) continue;
     *target = jsonCount(*it);
     if (!*target) {
-      return fail("expected a whole, non-negative number for \"" + std::string(key) + "\", found " + jsonFound(*it));
+      return fail("expected a whole, non-negative number for \"" + std::string(key) + "\", found " +
+                  jsonFound(*it));
     }
   }
   if (out.hasLogHistory) return {};
@@ -320,12 +335,14 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
                            hasKeyWithPrefix(root, "predict_") || hasKeyWithPrefix(root, "test_") ||
                            root.contains("epoch") || root.contains("total_flos");
   if (!trainerKeys) {
-    return fail("expected a Trainer file: trainer_state.json with \"log_history\", or "
-                "train_results.json / all_results.json with train_* keys, found neither");
+    return fail(
+        "expected a Trainer file: trainer_state.json with \"log_history\", or "
+        "train_results.json / all_results.json with train_* keys, found neither");
   }
   runs::ImportedSummary summary;
   bool found = false;
-  if (Status status = readSummary(root, summary, found, out.tokensSeen, fail); !status) return status;
+  if (Status status = readSummary(root, summary, found, out.tokensSeen, fail); !status)
+    return status;
   if (found) out.summary = summary;
   return {};
 }
@@ -376,8 +393,9 @@ bool hfTrainerClaimsHead(std::string_view head) {
   if (start == std::string_view::npos || head[start] != '{') return false;
   // Keys only the Trainer writes: the state's log_history, the summary's
   // speed metrics, an eval split's results (no_trainer scripts' all_results.json).
-  for (const std::string_view key : {"\"log_history\"", "\"train_runtime\"", "\"train_samples_per_second\"",
-                                     "\"train_loss\"", "\"eval_loss\"", "\"eval_runtime\""}) {
+  for (const std::string_view key :
+       {"\"log_history\"", "\"train_runtime\"", "\"train_samples_per_second\"", "\"train_loss\"",
+        "\"eval_loss\"", "\"eval_runtime\""}) {
     if (head.find(key) != std::string_view::npos) return true;
   }
   return false;
@@ -403,8 +421,9 @@ Status readHfTrainer(const std::filesystem::path& path, runs::ImportedRun& run, 
     }
     if (!stateFile && !resultsFile) {
       return makeError(ErrorKind::NotFound,
-                       path.string() + ": expected trainer_state.json, train_results.json, all_results.json or "
-                                       "checkpoint-N/trainer_state.json in the folder, found none");
+                       path.string() +
+                           ": expected trainer_state.json, train_results.json, all_results.json or "
+                           "checkpoint-N/trainer_state.json in the folder, found none");
     }
   } else {
     stateFile = path;  // whichever kind it is, its content says
@@ -445,11 +464,13 @@ Status readHfTrainer(const std::filesystem::path& path, runs::ImportedRun& run, 
   // scripts, a state logged before its first logging step): nothing of a
   // training run to import, and the refusal says what is missing.
   if (state.records == 0 && !summary) {
-    const std::string what =
-        state.hasLogHistory
-            ? "no train_runtime: no training throughput in this file (and no training entry in log_history)"
-            : "no train_runtime: no training throughput in this file (nor train_samples_per_second, "
-              "train_steps_per_second, train_loss or total_flos: an eval or predict split's results?)";
+    const std::string what = state.hasLogHistory
+                                 ? "no train_runtime: no training throughput in this file (and no "
+                                   "training entry in log_history)"
+                                 : "no train_runtime: no training throughput in this file (nor "
+                                   "train_samples_per_second, "
+                                   "train_steps_per_second, train_loss or total_flos: an eval or "
+                                   "predict split's results?)";
     if (!fs::is_directory(path, error)) return parseError(path, 0, what);
     std::string files;
     for (const auto* file : {&stateFile, &resultsFile}) {
@@ -466,7 +487,8 @@ Status readHfTrainer(const std::filesystem::path& path, runs::ImportedRun& run, 
   // (that also needs gradient accumulation and world size, which no Trainer
   // file records), so run.globalBatch stays empty.
   if (state.hasLogHistory && !summary) {
-    const bool reachedEnd = state.globalStep && state.maxSteps && *state.globalStep >= *state.maxSteps;
+    const bool reachedEnd =
+        state.globalStep && state.maxSteps && *state.globalStep >= *state.maxSteps;
     if (!reachedEnd) {
       run.partial = true;
       run.partialReason =

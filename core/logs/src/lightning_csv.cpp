@@ -94,8 +94,9 @@ class LightningCsvFormat final : public LineFormat {
       recordLine = continuedLine_;
       if (endsQuoted(line, true)) {
         if (continued_.size() > kMaxRecordBytes) {
-          return lineError(origin_, continuedLine_, "expected a closing quote, found none in " +
-                                                        std::to_string(continued_.size()) + " bytes");
+          return lineError(origin_, continuedLine_,
+                           "expected a closing quote, found none in " +
+                               std::to_string(continued_.size()) + " bytes");
         }
         return {};
       }
@@ -119,7 +120,8 @@ class LightningCsvFormat final : public LineFormat {
       // Lightning 2.1+ rewrites the file with a new header when new keys
       // appear; a header further down starts a new set of columns.
       columns_.clear();
-      for (const std::string& name : cells_) columns_.push_back({std::string(trim(name)), nemoKey(trim(name))});
+      for (const std::string& name : cells_)
+        columns_.push_back({std::string(trim(name)), nemoKey(trim(name))});
       return {};
     }
     if (columns_.empty()) {
@@ -164,8 +166,8 @@ class LightningCsvFormat final : public LineFormat {
     if (cells_.size() != columns_.size()) {
       // csv.DictWriter writes every column on every row, empty or not.
       error = lineError(origin_, line,
-                        "expected " + std::to_string(columns_.size()) + " cells as the header has, found " +
-                            std::to_string(cells_.size()));
+                        "expected " + std::to_string(columns_.size()) +
+                            " cells as the header has, found " + std::to_string(cells_.size()));
       return;
     }
     for (std::size_t i = 0; i < cells_.size(); ++i) {
@@ -175,13 +177,14 @@ class LightningCsvFormat final : public LineFormat {
       const auto value = parseLogNumber(cell);
       if (!value) {
         error = lineError(origin_, line,
-                          "expected a number in column \"" + column.name + "\", found '" + std::string(cell) + "'");
+                          "expected a number in column \"" + column.name + "\", found '" +
+                              std::string(cell) + "'");
         return;
       }
       if (!setNemoMetric(column.info, *value, metrics)) {
         error = lineError(origin_, line,
-                          "expected a whole step number in column \"" + column.name + "\", found '" +
-                              std::string(cell) + "'");
+                          "expected a whole step number in column \"" + column.name +
+                              "\", found '" + std::string(cell) + "'");
         return;
       }
     }

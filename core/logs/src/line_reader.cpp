@@ -54,7 +54,8 @@ bool LineReader::next(std::string_view& line) {
     const char* const unreadStart = buffer_.data() + begin_;
     const std::size_t unread = buffer_.size() - begin_;
     const auto* newline = static_cast<const char*>(std::memchr(unreadStart, '\n', unread));
-    const std::size_t newlineAt = newline != nullptr ? static_cast<std::size_t>(newline - unreadStart) : unread;
+    const std::size_t newlineAt =
+        newline != nullptr ? static_cast<std::size_t>(newline - unreadStart) : unread;
     const auto* carriage = static_cast<const char*>(std::memchr(unreadStart, '\r', newlineAt));
     std::optional<std::size_t> lineLength;  // where this line ends, if it is known to
     std::size_t endLength = 1;
@@ -121,15 +122,17 @@ bool LineReader::next(std::string_view& line) {
       return false;
     }
     if (bytesRead_ < kBinaryProbeBytes && got > 0) {
-      const std::size_t probeEnd = std::min(got, static_cast<std::size_t>(kBinaryProbeBytes - bytesRead_));
+      const std::size_t probeEnd =
+          std::min(got, static_cast<std::size_t>(kBinaryProbeBytes - bytesRead_));
       const void* nul = std::memchr(buffer_.data() + kept, '\0', probeEnd);
       if (nul != nullptr) {
         const auto offset = bytesRead_ + static_cast<std::uint64_t>(static_cast<const char*>(nul) -
                                                                     (buffer_.data() + kept));
-        error_ = makeError(ErrorKind::Parse, file_.string() +
-                                                 ": expected a text training log, found a binary file "
-                                                 "(NUL byte at byte offset " +
-                                                 std::to_string(offset) + ")");
+        error_ =
+            makeError(ErrorKind::Parse, file_.string() +
+                                            ": expected a text training log, found a binary file "
+                                            "(NUL byte at byte offset " +
+                                            std::to_string(offset) + ")");
         return false;
       }
     }

@@ -34,7 +34,9 @@ class LineReader {
   [[nodiscard]] std::uint64_t lineNumber() const noexcept { return lineNumber_; }
   /// Lines over kMaxLineBytes skipped so far.
   [[nodiscard]] std::uint64_t skippedLongLines() const noexcept { return skippedLongLines_; }
-  [[nodiscard]] bool lastLineUnterminated() const noexcept { return unterminated_; }  ///< the file ended mid-line
+  [[nodiscard]] bool lastLineUnterminated() const noexcept {
+    return unterminated_;
+  }  ///< the file ended mid-line
   [[nodiscard]] const std::optional<Error>& error() const noexcept { return error_; }
   [[nodiscard]] std::uint64_t bytesRead() const noexcept { return bytesRead_; }
 

@@ -47,7 +47,8 @@ std::string knownNames() {
 }
 
 Error unknownFormat(const fs::path& file, std::string_view found) {
-  return makeError(ErrorKind::Parse, file.string() + ": no known training-log format: expected one of " +
+  return makeError(ErrorKind::Parse, file.string() +
+                                         ": no known training-log format: expected one of " +
                                          knownNames() + ", found " + std::string(found));
 }
 
@@ -97,7 +98,8 @@ Expected<Format> detectFile(const fs::path& file) {
   if (reader->error()) return *reader->error();
   if (guest) return *guest;
   const std::uint64_t lines = reader->lineNumber();
-  return unknownFormat(file, std::to_string(lines) + (lines == 1 ? " line" : " lines") + " that none of them claims");
+  return unknownFormat(file, std::to_string(lines) + (lines == 1 ? " line" : " lines") +
+                                 " that none of them claims");
 }
 
 bool isHidden(const fs::path& file) {
@@ -130,7 +132,8 @@ bool holdsEventFiles(const fs::path& dir) {
       continue;
     }
     std::error_code entryError;
-    if (it->is_regular_file(entryError) && it->path().filename().string().starts_with("events.out.tfevents."))
+    if (it->is_regular_file(entryError) &&
+        it->path().filename().string().starts_with("events.out.tfevents."))
       return true;
   }
   return false;
@@ -173,16 +176,19 @@ Expected<Target> resolveFolder(const fs::path& dir, const std::optional<Format>&
   if (candidates.empty()) {
     if (forced)
       return makeError(ErrorKind::BadInput, dir.string() + ": no file in this folder reads as " +
-                                                std::string(formatName(*forced)) + ": name the file");
+                                                std::string(formatName(*forced)) +
+                                                ": name the file");
     return makeError(ErrorKind::Parse,
-                     dir.string() + ": no training log found: expected events.out.tfevents.* files, "
-                                    "trainer_state.json, train_results.json or all_results.json, or a file "
-                                    "in one of the formats " +
+                     dir.string() +
+                         ": no training log found: expected events.out.tfevents.* files, "
+                         "trainer_state.json, train_results.json or all_results.json, or a file "
+                         "in one of the formats " +
                          knownNames());
   }
   std::vector<std::string> listed;
   for (const Target& candidate : candidates)
-    listed.push_back(candidate.path.filename().string() + " (" + std::string(formatName(candidate.format)) + ")");
+    listed.push_back(candidate.path.filename().string() + " (" +
+                     std::string(formatName(candidate.format)) + ")");
   return makeError(ErrorKind::BadInput, dir.string() + ": several training logs in this folder: " +
                                             joinList(listed) + "; name the one to import");
 }
@@ -190,7 +196,8 @@ Expected<Target> resolveFolder(const fs::path& dir, const std::optional<Format>&
 Expected<Target> resolve(const fs::path& path, const std::optional<Format>& forced) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return makeError(ErrorKind::NotFound, path.string() + ": no such file or folder");
+  if (ec || !fs::exists(status))
+    return makeError(ErrorKind::NotFound, path.string() + ": no such file or folder");
   if (fs::is_directory(status)) return resolveFolder(path, forced);
   if (forced) return Target{*forced, path};
   auto format = detectFile(path);
@@ -204,7 +211,8 @@ Expected<Target> resolve(const fs::path& path, const std::optional<Format>& forc
 // record waiting for its memory line, a row for its continuation) it hands
 // to that sink in finish().
 Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun& run,
-                 detail::StepCollector& collector, bool& endedMidLine, std::vector<std::string>& notes) {
+                 detail::StepCollector& collector, bool& endedMidLine,
+                 std::vector<std::string>& notes) {
   auto reader = detail::LineReader::open(file);
   if (!reader) return std::move(reader).error();
   const std::unique_ptr<detail::LineFormat> format = spec.makeLineFormat(file.string());
@@ -216,7 +224,9 @@ Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun
     // writer was killed): any number in it may be cut ("tps: 55,3"), so it
     // is no record. finish() is told; every line before it is whole.
     if (reader->lastLineUnterminated()) break;
-    if (Status fed = format->feed(detail::cleanLine(line, scratch), reader->lineNumber(), collector); !fed)
+    if (Status fed =
+            format->feed(detail::cleanLine(line, scratch), reader->lineNumber(), collector);
+        !fed)
       return fed;
   }
   if (reader->error()) return *reader->error();
@@ -224,8 +234,8 @@ Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun
   Status finished = format->finish(run, endedMidLine);
   notes = format->notes();
   if (const std::uint64_t skipped = reader->skippedLongLines(); skipped > 0) {
-    notes.push_back(std::to_string(skipped) + (skipped == 1 ? " line" : " lines") + " longer than " +
-                    std::to_string(detail::LineReader::kMaxLineBytes) +
+    notes.push_back(std::to_string(skipped) + (skipped == 1 ? " line" : " lines") +
+                    " longer than " + std::to_string(detail::LineReader::kMaxLineBytes) +
                     " bytes skipped (no line of a training-log format is that long)");
   }
   return finished;
@@ -236,15 +246,17 @@ Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun
 // of the rule that no exception leaves importLog, whatever a library below
 // a parser throws.
 Status readTarget(const FormatSpec& spec, const fs::path& path, runs::ImportedRun& run,
-                  detail::StepCollector& collector, bool& endedMidLine, std::vector<std::string>& notes) {
+                  detail::StepCollector& collector, bool& endedMidLine,
+                  std::vector<std::string>& notes) {
   try {
     return isDocument(spec) ? spec.readDocument(path, run, collector)
                             : readLines(spec, path, run, collector, endedMidLine, notes);
   } catch (const std::bad_alloc&) {
     return makeError(ErrorKind::Runtime, path.string() + ": out of memory while reading");
   } catch (const std::exception& e) {
-    return makeError(ErrorKind::Parse, path.string() + ": expected a readable " + std::string(spec.name) +
-                                           " file, found content the reader could not take (" + e.what() + ")");
+    return makeError(ErrorKind::Parse,
+                     path.string() + ": expected a readable " + std::string(spec.name) +
+                         " file, found content the reader could not take (" + e.what() + ")");
   }
 }
 
@@ -257,16 +269,17 @@ void addPartialReason(runs::ImportedRun& run, const std::string& reason) {
 
 Status checkOptions(const ImportOptions& options) {
   if (options.gpus && *options.gpus < 1)
-    return makeError(ErrorKind::BadInput, "--gpus: expected at least 1, found " + std::to_string(*options.gpus));
+    return makeError(ErrorKind::BadInput,
+                     "--gpus: expected at least 1, found " + std::to_string(*options.gpus));
   if (options.sequenceLength && *options.sequenceLength < 1)
-    return makeError(ErrorKind::BadInput,
-                     "--seq: expected at least 1, found " + std::to_string(*options.sequenceLength));
+    return makeError(ErrorKind::BadInput, "--seq: expected at least 1, found " +
+                                              std::to_string(*options.sequenceLength));
   if (options.globalBatch && *options.globalBatch < 1)
-    return makeError(ErrorKind::BadInput,
-                     "--global-batch: expected at least 1, found " + std::to_string(*options.globalBatch));
+    return makeError(ErrorKind::BadInput, "--global-batch: expected at least 1, found " +
+                                              std::to_string(*options.globalBatch));
   if (options.skipFirst && *options.skipFirst < 0)
-    return makeError(ErrorKind::BadInput,
-                     "--skip-first: expected 0 or more, found " + std::to_string(*options.skipFirst));
+    return makeError(ErrorKind::BadInput, "--skip-first: expected 0 or more, found " +
+                                              std::to_string(*options.skipFirst));
   return {};
 }
 
@@ -290,8 +303,9 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
   run.format = std::string(spec.name);
   run.framework = std::string(spec.framework);  // a reader may name it more precisely
   // --skip-first N counts records; without it, the framework's own warm-up.
-  detail::StepCollector collector(options.skipFirst ? detail::WarmUp{*options.skipFirst, std::nullopt}
-                                                    : detail::WarmUp{0, spec.skipStepsUpTo});
+  detail::StepCollector collector(options.skipFirst
+                                      ? detail::WarmUp{*options.skipFirst, std::nullopt}
+                                      : detail::WarmUp{0, spec.skipStepsUpTo});
   bool endedMidLine = false;
   std::vector<std::string> notes;
   const Status read = readTarget(spec, target->path, run, collector, endedMidLine, notes);
@@ -328,8 +342,9 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
                                 std::to_string(*run.plannedSteps) + " planned");
   }
   if (!formatSaidPartial && endedMidLine)
-    addPartialReason(run, "the file ends mid-line (the run was still writing, or was killed); "
-                          "its unfinished last line was left out");
+    addPartialReason(run,
+                     "the file ends mid-line (the run was still writing, or was killed); "
+                     "its unfinished last line was left out");
 
   detail::MedianFactors factors;
   factors.gpus = run.worldSize;

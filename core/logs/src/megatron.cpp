@@ -75,7 +75,8 @@ HeadKind readHead(std::string_view line, IterationHead& head) {
   // be a malformed one of Megatron's: another program's "iteration 3/5:
   // loss 1.2" is skipped like any other logger's line.
   const auto bar = text.find('|');
-  if (bar == std::string_view::npos || text.find(':', bar) == std::string_view::npos) return HeadKind::NotOurs;
+  if (bar == std::string_view::npos || text.find(':', bar) == std::string_view::npos)
+    return HeadKind::NotOurs;
   const auto iteration = takeDigits(text);
   if (!iteration || text.empty() || text.front() != '/') return HeadKind::Malformed;
   text = skipBlanks(text.substr(1));
@@ -151,7 +152,8 @@ class MegatronFormat final : public LineFormat {
     switch (readHead(line, head)) {
       case HeadKind::Iteration: return readIteration(head, lineNumber);
       case HeadKind::Malformed:
-        return expectedError(origin_, lineNumber, "'iteration N/ M |' with whole numbers", trim(line));
+        return expectedError(origin_, lineNumber, "'iteration N/ M |' with whole numbers",
+                             trim(line));
       case HeadKind::NotOurs: break;
     }
     const std::string_view payload = afterBracketPrefixes(line);
@@ -223,8 +225,8 @@ class MegatronFormat final : public LineFormat {
       };
       if (key == "elapsed time per iteration (ms)") {
         if (auto v = number()) step.stepTimeSeconds = finite(*v / 1000.0);
-      } else if (key == "throughput per GPU (TFLOP/s/GPU)" || key == "compute per GPU (TFLOP/s/GPU)" ||
-                 (deepSpeedFork_ && key == "TFLOPs")) {
+      } else if (key == "throughput per GPU (TFLOP/s/GPU)" ||
+                 key == "compute per GPU (TFLOP/s/GPU)" || (deepSpeedFork_ && key == "TFLOPs")) {
         if (auto v = number()) step.tflopsPerGpu = finite(*v);
       } else if (key == "learning rate") {
         if (auto v = number()) step.learningRate = finite(*v);
@@ -245,14 +247,17 @@ class MegatronFormat final : public LineFormat {
         if (auto v = number()) step.gradNorm = finite(*v);
       } else if (key == "number of skipped iterations" || key == "number of nan iterations") {
         if (auto v = number()) skipped += *v;
-      } else if (key == "tokens per GPU (tokens/s/GPU)" || key == "tokens/s/GPU inst/harmonic mean" ||
+      } else if (key == "tokens per GPU (tokens/s/GPU)" ||
+                 key == "tokens/s/GPU inst/harmonic mean" ||
                  (deepSpeedFork_ && key == "tokens per gpu per second (tgs)")) {
         if (auto v = number()) {
-          if (auto rate = finite(*v)) step.tokensPerSecond = runs::ScopedRate{*rate, runs::RateScope::PerGpu};
+          if (auto rate = finite(*v))
+            step.tokensPerSecond = runs::ScopedRate{*rate, runs::RateScope::PerGpu};
         }
       } else if (deepSpeedFork_ && key == "samples per second") {
         if (auto v = number()) {
-          if (auto rate = finite(*v)) step.samplesPerSecond = runs::ScopedRate{*rate, runs::RateScope::Job};
+          if (auto rate = finite(*v))
+            step.samplesPerSecond = runs::ScopedRate{*rate, runs::RateScope::Job};
         }
       } else if (deepSpeedFork_ && key == "actual seqlen") {
         if (auto v = number()) {
@@ -268,16 +273,18 @@ class MegatronFormat final : public LineFormat {
       // MoE losses, a fork's own fields) is not a step value: ignored.
     });
     if (badKey) {
-      return expectedError(origin_, lineNumber, "a number for '" + std::string(*badKey) + "'", badValue);
+      return expectedError(origin_, lineNumber, "a number for '" + std::string(*badKey) + "'",
+                           badValue);
     }
 
     step.loss = lmLoss ? lmLoss : plainLoss;
     step.skippedUpdate = skipped > 0.0;
     // Megatron-LM prints no samples/s; the job's is the window's global batch
     // over its time per iteration (the fork prints it).
-    if (!step.samplesPerSecond && step.globalBatch && step.stepTimeSeconds && *step.stepTimeSeconds > 0.0) {
-      step.samplesPerSecond = runs::ScopedRate{static_cast<double>(*step.globalBatch) / *step.stepTimeSeconds,
-                                               runs::RateScope::Job};
+    if (!step.samplesPerSecond && step.globalBatch && step.stepTimeSeconds &&
+        *step.stepTimeSeconds > 0.0) {
+      step.samplesPerSecond = runs::ScopedRate{
+          static_cast<double>(*step.globalBatch) / *step.stepTimeSeconds, runs::RateScope::Job};
     }
     if (step.globalBatch) state_.lineBatch.see(*step.globalBatch);
     state_.lineTrainIters = head.planned;
@@ -324,7 +331,7 @@ class MegatronFormat final : public LineFormat {
     });
     if (badKey) {
       return expectedError(origin_, lineNumber, "a number of MB for '" + std::string(*badKey) + "'",
-                        badValue);
+                           badValue);
     }
     if (!maxAllocated && !maxReserved) return {};
     MemoryReport report{*iteration, maxAllocated ? *maxAllocated : *maxReserved,
@@ -365,8 +372,7 @@ class MegatronFormat final : public LineFormat {
     if (!number) return;
     if (key == "world_size") {
       if (*number >= 1 && *number < kMaxWorldSize) state_.worldSize = *number;
-    }
-    else if (key == "seq_length") state_.sequenceLength = *number;
+    } else if (key == "seq_length") state_.sequenceLength = *number;
     else if (key == "global_batch_size") state_.globalBatch = *number;
     else if (key == "train_iters") state_.trainIters = *number;
   }
@@ -379,9 +385,7 @@ class MegatronFormat final : public LineFormat {
 
 }  // namespace
 
-bool megatronClaimsLine(std::string_view line) {
-  return claimsIterationLine(line, false);
-}
+bool megatronClaimsLine(std::string_view line) { return claimsIterationLine(line, false); }
 
 bool megatronDeepSpeedClaimsLine(std::string_view line) {
   return claimsIterationLine(line, true) || isDeepSpeedForkArgument(line);

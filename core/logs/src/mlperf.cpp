@@ -5,7 +5,8 @@
 // says what is read.
 //
 //   :::MLLOG {"namespace": "", "time_ms": 1696565401886, "event_type": "POINT_IN_TIME",
-//             "key": "tracked_stats", "value": {"throughput": 5154997.26}, "metadata": {…, "step": 1211105280}}
+//             "key": "tracked_stats", "value": {"throughput": 5154997.26}, "metadata": {…, "step":
+//             1211105280}}
 //
 // Time to train is run_stop's time_ms minus run_start's. Throughput is not a
 // standard key: NVIDIA's submissions log `tracked_stats` with
@@ -64,8 +65,10 @@ class MlperfFormat final : public LineFormat {
     const auto record = parsePythonJson(*text, problem);
     if (!record) {
       return lineError(origin_, lineNumber,
-                       "expected a JSON record after ':::MLLOG ', found '" + std::string(text->substr(0, 60)) +
-                           "' (byte " + std::to_string(problem.byte) + " of the record: " + problem.reason + ")");
+                       "expected a JSON record after ':::MLLOG ', found '" +
+                           std::string(text->substr(0, 60)) + "' (byte " +
+                           std::to_string(problem.byte) + " of the record: " + problem.reason +
+                           ")");
     }
     return apply(*record, lineNumber);
   }
@@ -83,7 +86,8 @@ class MlperfFormat final : public LineFormat {
       summary.runtimeSeconds = (*runStopMs_ - *runStartMs_) / 1000.0;
       // An aborted run never reached the quality target: it has a duration,
       // not a time to train.
-      if (stopStatus_.empty() || stopStatus_ == "success") summary.timeToTrainSeconds = summary.runtimeSeconds;
+      if (stopStatus_.empty() || stopStatus_ == "success")
+        summary.timeToTrainSeconds = summary.runtimeSeconds;
       run.summary = summary;
     }
     if (!runStopMs_) {
@@ -102,7 +106,8 @@ class MlperfFormat final : public LineFormat {
     std::vector<std::string> out;
     if (sawThroughput_) {
       out.emplace_back(
-          "tracked_stats throughput is kept as benchmark_throughput, in the benchmark's own unit: MLPerf throughput "
+          "tracked_stats throughput is kept as benchmark_throughput, in the benchmark's own unit: "
+          "MLPerf throughput "
           "units are benchmark-specific, so no samples/s or tokens/s is derived from it");
     }
     if (sawTrainStepTime_) {
@@ -149,7 +154,8 @@ class MlperfFormat final : public LineFormat {
         runStopMs_ = timeMs;
         if (metadata.is_object()) {
           const auto status = metadata.find("status");
-          if (status != metadata.end() && status->is_string()) stopStatus_ = status->get<std::string>();
+          if (status != metadata.end() && status->is_string())
+            stopStatus_ = status->get<std::string>();
         }
       }
     } else if (key == "global_batch_size") {
@@ -173,19 +179,21 @@ class MlperfFormat final : public LineFormat {
 
   template <class Fail>
   Status track(const Json& value, const Json& metadata, const Fail& fail) {
-    if (!value.is_object()) return fail("expected an object for the tracked_stats value, found " + jsonFound(value));
+    if (!value.is_object())
+      return fail("expected an object for the tracked_stats value, found " + jsonFound(value));
     sawThroughput_ = sawThroughput_ || value.contains("throughput");
     sawTrainStepTime_ = sawTrainStepTime_ || value.contains("train_step_time");
     Tracked tracked;
     bool any = false;
-    for (const auto& [name, target] :
-         {std::pair<std::string_view, std::optional<double>*>{"train_step_timing in s", &tracked.stepTimeSeconds},
-          {"reduced_train_loss", &tracked.loss},
-          {"throughput", &tracked.benchmarkThroughput}}) {
+    for (const auto& [name, target] : {std::pair<std::string_view, std::optional<double>*>{
+                                           "train_step_timing in s", &tracked.stepTimeSeconds},
+                                       {"reduced_train_loss", &tracked.loss},
+                                       {"throughput", &tracked.benchmarkThroughput}}) {
       const auto it = value.find(name);
       if (it == value.end()) continue;
       if (!jsonNumber(*it, *target)) {
-        return fail("expected a number for tracked_stats \"" + std::string(name) + "\", found " + jsonFound(*it));
+        return fail("expected a number for tracked_stats \"" + std::string(name) + "\", found " +
+                    jsonFound(*it));
       }
       any = any || target->has_value();
     }
@@ -200,8 +208,8 @@ class MlperfFormat final : public LineFormat {
         if (it == metadata.end() || !it->is_number()) continue;
         step = jsonCount(*it);
         if (!step) {
-          return fail("expected a whole, non-negative step number for metadata \"" + std::string(name) +
-                      "\", found " + jsonFound(*it));
+          return fail("expected a whole, non-negative step number for metadata \"" +
+                      std::string(name) + "\", found " + jsonFound(*it));
         }
         break;
       }

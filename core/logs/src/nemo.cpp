@@ -5,7 +5,8 @@
 // Lightning", says what each means.
 //
 //   Training epoch 0, iteration 1/249 | lr: 3.922e-06 | global_batch_size: 8 | global_step: 1 | …
-//   DLLL {"timestamp": "…", "datetime": "…", "elapsedtime": "…", "type": "LOG", "step": 16, "data": {…}}
+//   DLLL {"timestamp": "…", "datetime": "…", "elapsedtime": "…", "type": "LOG", "step": 16, "data":
+//   {…}}
 //
 // ProgressPrinter averages every metric but global_step over its
 // log_interval, so one console line is one logging window, like Megatron's.
@@ -137,12 +138,13 @@ class NemoFormat final : public LineFormat {
       }
       if (!setNemoMetric(info, *value, held.metrics)) {
         held.error = lineError(origin_, held.line,
-                               "expected a whole step number for \"" + std::string(field.key) + "\", found '" +
-                                   std::string(field.value) + "'");
+                               "expected a whole step number for \"" + std::string(field.key) +
+                                   "\", found '" + std::string(field.value) + "'");
       }
     });
     if (held.error) return;
-    held.record = held.metrics.hasTrainingValue();  // its step: consoleStep(), once the form is known
+    held.record =
+        held.metrics.hasTrainingValue();  // its step: consoleStep(), once the form is known
   }
 
   void readDllogger(std::string_view text, Held& held) const {
@@ -150,13 +152,15 @@ class NemoFormat final : public LineFormat {
     const auto document = parsePythonJson(text, problem);
     if (!document) {
       held.error = lineError(origin_, held.line,
-                             "expected a JSON object after 'DLLL ', found '" + std::string(text.substr(0, 60)) +
-                                 "' (byte " + std::to_string(problem.byte + kDllPrefix.size()) + ": " +
+                             "expected a JSON object after 'DLLL ', found '" +
+                                 std::string(text.substr(0, 60)) + "' (byte " +
+                                 std::to_string(problem.byte + kDllPrefix.size()) + ": " +
                                  problem.reason + ")");
       return;
     }
     if (!document->is_object()) {
-      held.error = lineError(origin_, held.line, "expected a JSON object after 'DLLL ', found " + jsonFound(*document));
+      held.error = lineError(origin_, held.line,
+                             "expected a JSON object after 'DLLL ', found " + jsonFound(*document));
       return;
     }
     // METADATA lines describe a metric; LOG lines with step "PARAMETER" hold
@@ -169,15 +173,17 @@ class NemoFormat final : public LineFormat {
     if (!stepIt->is_number()) return;
     const auto step = jsonCount(*stepIt);
     if (!step) {
-      held.error = lineError(origin_, held.line,
-                             "expected a whole, non-negative step number for \"step\", found " + jsonFound(*stepIt));
+      held.error = lineError(
+          origin_, held.line,
+          "expected a whole, non-negative step number for \"step\", found " + jsonFound(*stepIt));
       return;
     }
     const auto data = document->find("data");
     if (data == document->end() || !data->is_object()) {
-      held.error = lineError(origin_, held.line,
-                             "expected an object for \"data\", found " +
-                                 (data == document->end() ? std::string("nothing") : jsonFound(*data)));
+      held.error =
+          lineError(origin_, held.line,
+                    "expected an object for \"data\", found " +
+                        (data == document->end() ? std::string("nothing") : jsonFound(*data)));
       return;
     }
     for (const auto& item : data->items()) {
@@ -185,8 +191,9 @@ class NemoFormat final : public LineFormat {
       if (info.key == NemoKey::Unknown) continue;
       std::optional<double> value;
       if (!jsonNumber(item.value(), value)) {
-        held.error = lineError(origin_, held.line,
-                               "expected a number for \"" + item.key() + "\", found " + jsonFound(item.value()));
+        held.error = lineError(
+            origin_, held.line,
+            "expected a number for \"" + item.key() + "\", found " + jsonFound(item.value()));
         return;
       }
       if (!value) continue;
@@ -218,7 +225,8 @@ class NemoFormat final : public LineFormat {
     previousIteration_ = lastIteration_;
     lastIteration_ = prefix.iteration;
     total_ = prefix.total;
-    if (metrics.globalStep && !iterationOffset_) iterationOffset_ = prefix.iteration - *metrics.globalStep;
+    if (metrics.globalStep && !iterationOffset_)
+      iterationOffset_ = prefix.iteration - *metrics.globalStep;
   }
 
   // The console record's step is n, the optimizer steps done, as Megatron's
@@ -228,7 +236,8 @@ class NemoFormat final : public LineFormat {
   // Without global_step, the iteration in the form an earlier line showed;
   // with no such line the form is unknown and the iteration is taken as
   // printed.
-  [[nodiscard]] std::int64_t consoleStep(const ConsolePrefix& prefix, const NemoMetrics& metrics) const {
+  [[nodiscard]] std::int64_t consoleStep(const ConsolePrefix& prefix,
+                                         const NemoMetrics& metrics) const {
     if (metrics.globalStep) return *metrics.globalStep + 1;
     if (iterationOffset_ == 0) return prefix.iteration + 1;
     return prefix.iteration;
@@ -254,11 +263,12 @@ class NemoFormat final : public LineFormat {
     if (exact && planned > 0) run.plannedSteps = planned;
     // The line comes every log_interval steps: if one more was due before the
     // end, the run stopped early (without knowing the form, allow one step).
-    const std::int64_t interval =
-        previousIteration_ && *lastIteration_ > *previousIteration_ ? *lastIteration_ - *previousIteration_ : 1;
+    const std::int64_t interval = previousIteration_ && *lastIteration_ > *previousIteration_
+                                      ? *lastIteration_ - *previousIteration_
+                                      : 1;
     if (done + interval <= planned - (exact ? 0 : 1) && !run.partial) {
-      markPartial(run, "the last training line is at iteration " + std::to_string(*lastIteration_) + " of " +
-                           std::to_string(total_) + ": the run stopped before its end");
+      markPartial(run, "the last training line is at iteration " + std::to_string(*lastIteration_) +
+                           " of " + std::to_string(total_) + ": the run stopped before its end");
     }
   }
 

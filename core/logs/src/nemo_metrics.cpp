@@ -56,8 +56,7 @@ std::optional<std::int64_t> wholeCount(double value) {
 
 bool setNemoMetric(const NemoKeyInfo& info, double value, NemoMetrics& metrics) {
   switch (info.key) {
-    case NemoKey::Unknown:
-      return true;
+    case NemoKey::Unknown: return true;
     case NemoKey::Step:
     case NemoKey::GlobalStep: {
       const auto count = wholeCount(value);
@@ -77,18 +76,10 @@ bool setNemoMetric(const NemoKeyInfo& info, double value, NemoMetrics& metrics) 
         metrics.learningRateRank = info.rank;
       }
       return true;
-    case NemoKey::GradNorm:
-      metrics.gradNorm = value;
-      return true;
-    case NemoKey::StepTime:
-      metrics.stepTimeSeconds = value;
-      return true;
-    case NemoKey::TokensPerGpu:
-      metrics.tokensPerSecondPerGpu = value;
-      return true;
-    case NemoKey::TflopsPerGpu:
-      metrics.tflopsPerGpu = value;
-      return true;
+    case NemoKey::GradNorm: metrics.gradNorm = value; return true;
+    case NemoKey::StepTime: metrics.stepTimeSeconds = value; return true;
+    case NemoKey::TokensPerGpu: metrics.tokensPerSecondPerGpu = value; return true;
+    case NemoKey::TflopsPerGpu: metrics.tflopsPerGpu = value; return true;
     case NemoKey::Memory:
       if (info.rank < metrics.memoryRank) {
         metrics.memoryBytes = value;
@@ -96,12 +87,8 @@ bool setNemoMetric(const NemoKeyInfo& info, double value, NemoMetrics& metrics) 
         metrics.memoryKind = info.memoryKind;
       }
       return true;
-    case NemoKey::GlobalBatch:
-      metrics.globalBatch = value;
-      return true;
-    case NemoKey::ConsumedSamples:
-      metrics.consumedSamples = value;
-      return true;
+    case NemoKey::GlobalBatch: metrics.globalBatch = value; return true;
+    case NemoKey::ConsumedSamples: metrics.consumedSamples = value; return true;
   }
   return true;
 }
@@ -141,7 +128,8 @@ runs::ImportedStep nemoStep(const NemoMetrics& metrics, std::int64_t step) {
   record.gradNorm = metrics.gradNorm;
   record.stepTimeSeconds = metrics.stepTimeSeconds;
   if (metrics.tokensPerSecondPerGpu) {
-    record.tokensPerSecond = runs::ScopedRate{*metrics.tokensPerSecondPerGpu, runs::RateScope::PerGpu};
+    record.tokensPerSecond =
+        runs::ScopedRate{*metrics.tokensPerSecondPerGpu, runs::RateScope::PerGpu};
   }
   record.tflopsPerGpu = metrics.tflopsPerGpu;
   record.memoryBytes = metrics.memoryBytes;
@@ -168,8 +156,8 @@ void NemoRunFacts::observe(const NemoMetrics& metrics, std::int64_t step) {
   }
   if (metrics.consumedSamples) {
     if (lastConsumed_ && step > lastConsumedStep_) {
-      const double perStep =
-          (*metrics.consumedSamples - *lastConsumed_) / static_cast<double>(step - lastConsumedStep_);
+      const double perStep = (*metrics.consumedSamples - *lastConsumed_) /
+                             static_cast<double>(step - lastConsumedStep_);
       const auto batch = wholeCount(perStep);
       if (!batch || *batch == 0 || (consumedBatch_ && *consumedBatch_ != *batch)) {
         consumedVaries_ = true;

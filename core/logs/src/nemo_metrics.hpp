@@ -18,12 +18,12 @@ namespace tb::logs::detail {
 
 /// One logging call's metrics (one CSV row, one console line, one DLLL line).
 struct NemoMetrics {
-  std::optional<std::int64_t> step;          ///< Lightning's logger step
-  std::optional<std::int64_t> globalStep;    ///< NeMo's own "global_step" metric
+  std::optional<std::int64_t> step;        ///< Lightning's logger step
+  std::optional<std::int64_t> globalStep;  ///< NeMo's own "global_step" metric
   std::optional<double> loss;
   std::optional<double> learningRate;
   std::optional<double> gradNorm;
-  std::optional<double> stepTimeSeconds;     ///< "train_step_timing in s"
+  std::optional<double> stepTimeSeconds;  ///< "train_step_timing in s"
   std::optional<double> tokensPerSecondPerGpu;
   std::optional<double> tflopsPerGpu;
   std::optional<double> memoryBytes;

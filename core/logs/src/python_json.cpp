@@ -95,7 +95,8 @@ class JsonDomSax final : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-std::size_t rewritePythonLiterals(char* data, std::size_t size, bool atEnd, PythonLiteralScan& scan) {
+std::size_t rewritePythonLiterals(char* data, std::size_t size, bool atEnd,
+                                  PythonLiteralScan& scan) {
   static constexpr std::string_view kNan = "NaN";
   static constexpr std::string_view kInf = "Infinity";
   static constexpr std::string_view kNegInf = "-Infinity";
@@ -237,15 +238,17 @@ std::optional<nlohmann::json> parsePythonJson(std::string_view text, JsonTextErr
   bool parsed = false;
   try {
     parsed = nlohmann::json::sax_parse(strict, &sax);
-  } catch (const nlohmann::json::exception& e) {  // not expected through a SAX, but never let one out
+  } catch (
+      const nlohmann::json::exception& e) {  // not expected through a SAX, but never let one out
     error.byte = 0;
     error.reason = jsonErrorReason(e.what());
     return std::nullopt;
   }
   if (!parsed) {
     error.byte = sax.errorByte();
-    error.reason = sax.tooDeep() ? "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"
-                                 : sax.reason();
+    error.reason = sax.tooDeep()
+                       ? "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"
+                       : sax.reason();
     return std::nullopt;
   }
   return std::move(sax.root());

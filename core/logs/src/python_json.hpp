@@ -36,7 +36,8 @@ struct PythonLiteralScan {
 /// leading bytes are final. That is fewer than `size` only when the block
 /// ends inside what may be a literal and more text follows (`atEnd` false):
 /// the caller passes the rest again, with what follows, next time.
-std::size_t rewritePythonLiterals(char* data, std::size_t size, bool atEnd, PythonLiteralScan& scan);
+std::size_t rewritePythonLiterals(char* data, std::size_t size, bool atEnd,
+                                  PythonLiteralScan& scan);
 
 /// A stream buffer over `in` that hands nlohmann the text with Python's
 /// literals rewritten, block by block, so a long trainer_state.json is parsed
@@ -74,7 +75,8 @@ std::string jsonErrorReason(std::string_view what);
 /// The 0-based byte of `text` where JSON nesting first goes deeper than
 /// `maxDepth` (an opening bracket outside a string), if it does. One pass,
 /// no recursion.
-std::optional<std::size_t> jsonTooDeepAt(std::string_view text, std::size_t maxDepth = kMaxJsonDepth);
+std::optional<std::size_t> jsonTooDeepAt(std::string_view text,
+                                         std::size_t maxDepth = kMaxJsonDepth);
 
 /// Why one line's JSON could not be read: the 0-based byte of the text where
 /// the parser stopped, and the reason.

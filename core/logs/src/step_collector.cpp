@@ -60,19 +60,15 @@ void MedianInput::add(double value) {
     if (exact_.size() > kExactLimit) moveToBuckets();
     return;
   }
-  if (value == 0.0)
-    ++zeros_;
-  else
-    ++buckets_[bucketOf(value)];
+  if (value == 0.0) ++zeros_;
+  else ++buckets_[bucketOf(value)];
 }
 
 void MedianInput::moveToBuckets() {
   buckets_.assign(bucketCount(), 0);
   for (const double value : exact_) {
-    if (value == 0.0)
-      ++zeros_;
-    else
-      ++buckets_[bucketOf(value)];
+    if (value == 0.0) ++zeros_;
+    else ++buckets_[bucketOf(value)];
   }
   std::vector<double>().swap(exact_);  // give the memory back, not just the size
 }
@@ -99,7 +95,8 @@ std::optional<double> MedianInput::median() const {
 }
 
 std::size_t MedianInput::retainedBytes() const noexcept {
-  return sizeof(*this) + exact_.capacity() * sizeof(double) + buckets_.capacity() * sizeof(std::uint64_t);
+  return sizeof(*this) + exact_.capacity() * sizeof(double) +
+         buckets_.capacity() * sizeof(std::uint64_t);
 }
 
 // --- StepCollector ----------------------------------------------------------
@@ -168,8 +165,7 @@ void StepCollector::addToMedians(const runs::ImportedStep& step) {
   if (step.samplesPerSecond && positive(step.samplesPerSecond->value)) {
     if (step.samplesPerSecond->scope == runs::RateScope::Job)
       samplesJob = step.samplesPerSecond->value;
-    else
-      samplesPerGpu = step.samplesPerSecond->value;
+    else samplesPerGpu = step.samplesPerSecond->value;
   }
   // The record's own batch links its step time and its samples/s; a value
   // the record printed is never replaced by one derived from the other.
@@ -245,8 +241,8 @@ double scaled(double value, const std::optional<double>& factor, int power) {
   return value;
 }
 
-std::optional<double> firstRule(std::string_view field, std::initializer_list<Rule> rules, const Factors& factors,
-                                std::vector<std::string>& hints) {
+std::optional<double> firstRule(std::string_view field, std::initializer_list<Rule> rules,
+                                const Factors& factors, std::vector<std::string>& hints) {
   std::vector<std::string> firstNeeds;
   for (const Rule& rule : rules) {
     if (!rule.base) continue;
@@ -285,13 +281,16 @@ std::optional<double> inverse(const std::optional<double>& value) {
 
 }  // namespace
 
-DerivedMedians deriveMedians(const StepCollector& collector, const std::optional<runs::ImportedSummary>& summary,
+DerivedMedians deriveMedians(const StepCollector& collector,
+                             const std::optional<runs::ImportedSummary>& summary,
                              const MedianFactors& factors) {
   const auto med = [&](MedianSeries which) { return collector.series(which).median(); };
   Factors f;
   if (factors.gpus && *factors.gpus > 0) f.gpus = static_cast<double>(*factors.gpus);
-  if (factors.sequenceLength && *factors.sequenceLength > 0) f.seq = static_cast<double>(*factors.sequenceLength);
-  if (factors.globalBatch && *factors.globalBatch > 0) f.batch = static_cast<double>(*factors.globalBatch);
+  if (factors.sequenceLength && *factors.sequenceLength > 0)
+    f.seq = static_cast<double>(*factors.sequenceLength);
+  if (factors.globalBatch && *factors.globalBatch > 0)
+    f.batch = static_cast<double>(*factors.globalBatch);
 
   // The run summary (the Trainer's final entry) is the last resort of each
   // median: a whole-run average, eval and checkpointing included.
@@ -306,8 +305,7 @@ DerivedMedians deriveMedians(const StepCollector& collector, const std::optional
     if (summary->tokensPerSecond && positive(summary->tokensPerSecond->value)) {
       if (summary->tokensPerSecond->scope == runs::RateScope::PerGpu)
         summaryTokensPerGpu = summary->tokensPerSecond->value;
-      else
-        summaryTokensJob = summary->tokensPerSecond->value;
+      else summaryTokensJob = summary->tokensPerSecond->value;
     }
     if (summary->totalFlos && summary->runtimeSeconds && positive(*summary->totalFlos) &&
         positive(*summary->runtimeSeconds))
@@ -341,26 +339,29 @@ DerivedMedians deriveMedians(const StepCollector& collector, const std::optional
                                        {summaryTokensJob, -1, 0, 0},
                                        {summarySamples, -1, 1, 0}},
                                       f, hints);
-  m.tflopsPerGpu = firstRule("tflops_per_gpu", {{med(MedianSeries::TflopsPerGpu)}, {summaryFlopsRate, -1, 0, 0}},
-                             f, hints);
+  m.tflopsPerGpu =
+      firstRule("tflops_per_gpu", {{med(MedianSeries::TflopsPerGpu)}, {summaryFlopsRate, -1, 0, 0}},
+                f, hints);
   m.mfu = med(MedianSeries::Mfu);
   m.benchmarkThroughput = med(MedianSeries::BenchmarkThroughput);
 
   if (collector.records() > 0 && collector.skippedRecords() == collector.records()) {
     const WarmUp& warmUp = collector.warmUp();
     if (warmUp.stepsUpTo) {
-      hints.push_back("all " + std::to_string(collector.records()) + " records are warm-up (steps up to " +
-                      std::to_string(*warmUp.stepsUpTo) +
+      hints.push_back("all " + std::to_string(collector.records()) +
+                      " records are warm-up (steps up to " + std::to_string(*warmUp.stepsUpTo) +
                       ", which the framework itself leaves out): --skip-first 0 keeps them");
     } else {
-      hints.push_back("all " + std::to_string(collector.records()) + " records are warm-up under --skip-first " +
-                      std::to_string(warmUp.records) + ": a smaller --skip-first leaves some for the medians");
+      hints.push_back("all " + std::to_string(collector.records()) +
+                      " records are warm-up under --skip-first " + std::to_string(warmUp.records) +
+                      ": a smaller --skip-first leaves some for the medians");
     }
   }
   return out;
 }
 
-std::vector<std::string> missingFields(const StepCollector& collector, const runs::ImportedRun& run) {
+std::vector<std::string> missingFields(const StepCollector& collector,
+                                       const runs::ImportedRun& run) {
   return fieldLists(collector, run).missing;
 }
 

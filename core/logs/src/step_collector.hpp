@@ -141,7 +141,9 @@ class StepCollector final : public StepSink {
  private:
   void keepForCurve(const runs::ImportedStep& step);
   void addToMedians(const runs::ImportedStep& step);
-  void addSeries(MedianSeries which, double value) { series_[static_cast<std::size_t>(which)].add(value); }
+  void addSeries(MedianSeries which, double value) {
+    series_[static_cast<std::size_t>(which)].add(value);
+  }
 
   WarmUp warmUp_;
   int skippedRecords_ = 0;

@@ -87,9 +87,9 @@ class StepMerger {
 // Files.
 
 struct FileEnd {
-  bool truncated = false;          ///< the file stopped inside a record
-  std::uint64_t truncatedAt = 0;   ///< byte offset of that record
-  std::uint64_t records = 0;       ///< complete records, the file version's included
+  bool truncated = false;         ///< the file stopped inside a record
+  std::uint64_t truncatedAt = 0;  ///< byte offset of that record
+  std::uint64_t records = 0;      ///< complete records, the file version's included
 };
 
 std::string printable(std::string_view text) {

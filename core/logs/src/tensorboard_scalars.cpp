@@ -117,8 +117,7 @@ std::optional<double> scalarOf(const pb::TensorProto& tensor) {
       }
       return tensor.dtype() == pb::DT_HALF ? halfToDouble(bits) : bfloat16ToDouble(bits);
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

@@ -106,6 +106,7 @@ enum class TagPlugin : std::uint8_t { Unknown, Scalars, Other };
 void rememberPlugin(const tfevents::Summary::Value& value, TagPlugin& plugin);
 
 /// The number a summary value holds, if it is a scalar of ours.
-[[nodiscard]] std::optional<double> scalarOf(const tfevents::Summary::Value& value, TagPlugin plugin);
+[[nodiscard]] std::optional<double> scalarOf(const tfevents::Summary::Value& value,
+                                             TagPlugin plugin);
 
 }  // namespace tb::logs::detail::tensorboard

@@ -19,10 +19,12 @@ bool tensorboardClaimsHead(std::string_view head) {
          data.find("brain.Event:") != std::string::npos;
 }
 
-Status readTensorboard(const std::filesystem::path& path, runs::ImportedRun& /*run*/, StepSink& /*sink*/) {
-  return makeError(ErrorKind::Runtime, path.string() +
-                                           ": TensorBoard event files cannot be read by this trainbench, "
-                                           "built without libprotobuf (TB_WITH_TENSORBOARD=OFF)");
+Status readTensorboard(const std::filesystem::path& path, runs::ImportedRun& /*run*/,
+                       StepSink& /*sink*/) {
+  return makeError(ErrorKind::Runtime,
+                   path.string() +
+                       ": TensorBoard event files cannot be read by this trainbench, "
+                       "built without libprotobuf (TB_WITH_TENSORBOARD=OFF)");
 }
 
 }  // namespace tb::logs::detail

@@ -64,9 +64,9 @@ std::uint32_t crc32cExtend(std::uint32_t crc, const unsigned char* data,
     const std::uint32_t low = state ^ loadLittle32(data);
     const std::uint32_t high = loadLittle32(data + 4);
     state = kTables[7][low & 0xFFU] ^ kTables[6][(low >> 8) & 0xFFU] ^
-            kTables[5][(low >> 16) & 0xFFU] ^ kTables[4][low >> 24] ^
-            kTables[3][high & 0xFFU] ^ kTables[2][(high >> 8) & 0xFFU] ^
-            kTables[1][(high >> 16) & 0xFFU] ^ kTables[0][high >> 24];
+            kTables[5][(low >> 16) & 0xFFU] ^ kTables[4][low >> 24] ^ kTables[3][high & 0xFFU] ^
+            kTables[2][(high >> 8) & 0xFFU] ^ kTables[1][(high >> 16) & 0xFFU] ^
+            kTables[0][high >> 24];
     data += 8;
     size -= 8;
   }
@@ -117,10 +117,10 @@ TfRecordReader::Next TfRecordReader::fail(ErrorKind kind, std::string message) {
 TfRecordReader::Next TfRecordReader::checkData(std::uint32_t computed, const char* footer) {
   const std::uint32_t stored = loadLittle32(reinterpret_cast<const unsigned char*>(footer));
   if (stored != maskCrc(computed)) {
-    return fail(ErrorKind::Parse,
-                origin_ + ": byte " + std::to_string(recordOffset_) +
-                    ": expected the record data's masked CRC-32C " + hex32(maskCrc(computed)) +
-                    ", found " + hex32(stored) + " (a corrupt record)");
+    return fail(ErrorKind::Parse, origin_ + ": byte " + std::to_string(recordOffset_) +
+                                      ": expected the record data's masked CRC-32C " +
+                                      hex32(maskCrc(computed)) + ", found " + hex32(stored) +
+                                      " (a corrupt record)");
   }
   ++records_;
   return Next::Record;

@@ -1,6 +1,7 @@
 // torchtitan's step line (MetricsProcessor.log), in every
 // version since 2024-03:
-//   step: {step:2}  loss: {loss:7.4f}  memory: {GiB:5.2f}GiB({pct:.2f}%)  wps: {round(wps):,}  mfu: {mfu:.2f}%
+//   step: {step:2}  loss: {loss:7.4f}  memory: {GiB:5.2f}GiB({pct:.2f}%)  wps: {round(wps):,}  mfu:
+//   {mfu:.2f}%
 // with `wps` renamed `tps` (2024-11), `tflops: {:,.2f}` before mfu (2025-02),
 // `grad_norm: {:7.4f}` after loss (2025-06), loss as `8.5f` (2026-02) and
 // `mfu: N/A` under FP8/MX quantization (2026-02). Around it: the logger's
@@ -67,7 +68,8 @@ Fields splitFields(std::string_view message) {
   std::size_t valueBegin = 0;
   std::size_t valueEnd = 0;
   const auto close = [&] {
-    if (fields.size > 0) fields.items[fields.size - 1].value = trim(message.substr(valueBegin, valueEnd - valueBegin));
+    if (fields.size > 0)
+      fields.items[fields.size - 1].value = trim(message.substr(valueBegin, valueEnd - valueBegin));
   };
   std::size_t i = 0;
   while (i < message.size()) {
@@ -95,7 +97,9 @@ bool isStepLine(std::string_view line, std::size_t& stepAt, Fields& fields) {
   // Cheap test first: every step line has a loss and a token rate.
   const std::string_view message = line.substr(stepAt);
   if (message.find("loss:") == std::string_view::npos) return false;
-  if (message.find("tps:") == std::string_view::npos && message.find("wps:") == std::string_view::npos) return false;
+  if (message.find("tps:") == std::string_view::npos &&
+      message.find("wps:") == std::string_view::npos)
+    return false;
   fields = splitFields(message);
   // `step:5` (no blank) is not the key: the first field must be `step`.
   return fields.size > 0 && fields.items[0].key == "step" && fields.find("loss") != nullptr &&
@@ -156,7 +160,8 @@ class TorchtitanFormat final : public LineFormat {
     return expectedError(origin_, line, what, found);
   }
 
-  Status number(const Fields& fields, std::string_view key, std::uint64_t line, std::optional<double>& out) const {
+  Status number(const Fields& fields, std::string_view key, std::uint64_t line,
+                std::optional<double>& out) const {
     const LogField* field = fields.find(key);
     if (field == nullptr) return {};
     out = parseLogNumber(field->value);
@@ -186,14 +191,18 @@ class TorchtitanFormat final : public LineFormat {
     if (Status s = number(fields, "tflops", line, step.tflopsPerGpu); !s) return s;
 
     std::optional<double> tokens;
-    if (Status s = number(fields, fields.find("tps") != nullptr ? "tps" : "wps", line, tokens); !s) return s;
+    if (Status s = number(fields, fields.find("tps") != nullptr ? "tps" : "wps", line, tokens); !s)
+      return s;
     step.tokensPerSecond = runs::ScopedRate{*tokens, runs::RateScope::PerGpu};
 
     if (const LogField* memory = fields.find("memory")) {
       // `72.82GiB(91.97%)`: the GiB before the share of the device.
       const std::size_t unit = memory->value.find("GiB");
-      const auto gib = unit == std::string_view::npos ? std::nullopt : parseLogNumber(memory->value.substr(0, unit));
-      if (!gib) return expected(line, "memory as '<GiB>GiB(<percent>%)' after 'memory:'", memory->value);
+      const auto gib = unit == std::string_view::npos
+                           ? std::nullopt
+                           : parseLogNumber(memory->value.substr(0, unit));
+      if (!gib)
+        return expected(line, "memory as '<GiB>GiB(<percent>%)' after 'memory:'", memory->value);
       step.memoryBytes = *gib * kGiB;
     }
     if (const LogField* mfu = fields.find("mfu"); mfu != nullptr && mfu->value != "N/A") {

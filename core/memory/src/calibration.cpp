@@ -81,8 +81,8 @@ Expected<CalibrationSet> fitCalibrations(const std::vector<MeasuredPeak>& points
     }
     auto prediction = predictMemory(point.config);
     if (!prediction) {
-      return makeError(ErrorKind::BadInput, "measurement " + std::to_string(i + 1) + ": " +
-                                                prediction.error().message);
+      return makeError(ErrorKind::BadInput,
+                       "measurement " + std::to_string(i + 1) + ": " + prediction.error().message);
     }
     byProfile[point.config.profile].push_back(
         {static_cast<double>(prediction->totalBytes), static_cast<double>(point.peakBytes)});

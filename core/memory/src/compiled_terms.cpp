@@ -66,8 +66,8 @@ double chunkedHeadBytes(const model::ModelConfig& model, const ParallelConfig& p
   // forms them in forward and holds them until backward scales them; the
   // rebuilt head fills them chunk by chunk in backward. Either way all three
   // are alive at once.
-  return (chunk * d(model.vocab) + tokens + tokens * d(model.dim) +
-          d(model.vocab) * d(model.dim)) * 4.0 / d(parallel.tp);
+  return (chunk * d(model.vocab) + tokens + tokens * d(model.dim) + d(model.vocab) * d(model.dim)) *
+         4.0 / d(parallel.tp);
 }
 
 double compiledEdgeActivationBytes(const model::ModelConfig& model,

@@ -19,8 +19,7 @@ std::optional<std::int64_t> countAfter(std::string_view text, std::string_view p
   const std::string_view digits = text.substr(prefix.size());
   std::int64_t value = -1;
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty() ||
-      value < 0) {
+  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty() || value < 0) {
     return std::nullopt;
   }
   return value;
@@ -88,9 +87,9 @@ Expected<RecomputePolicy> parseRecompute(std::string_view text) {
   if (text == "op") return RecomputePolicy{RecomputeKind::Op, 0};
   if (const auto k = countAfter(text, "layers:")) return RecomputePolicy{RecomputeKind::Layers, *k};
   // Every block of N (or chunks of one block) is full recomputation.
-  for (const auto& [prefix, kind] : {std::pair{std::string_view("every:"), RecomputeKind::Every},
-                                     std::pair{std::string_view("uniform:"),
-                                               RecomputeKind::Uniform}}) {
+  for (const auto& [prefix, kind] :
+       {std::pair{std::string_view("every:"), RecomputeKind::Every},
+        std::pair{std::string_view("uniform:"), RecomputeKind::Uniform}}) {
     if (const auto n = countAfter(text, prefix); n && *n >= 1) {
       return *n == 1 ? RecomputePolicy{RecomputeKind::Full, 0} : RecomputePolicy{kind, *n};
     }
@@ -98,8 +97,8 @@ Expected<RecomputePolicy> parseRecompute(std::string_view text) {
   return bad("--recompute: unknown policy '" + std::string(text) +
              "' (known: none, selective, selective:MODULES, full, layers:K with K >= 0, "
              "layers:K+selective[:MODULES], op, every:N, uniform:N with N >= 1, and the "
-             "frameworks' names " + detail::frameworkRecomputeNames() +
-             "; trainbench run also takes auto)");
+             "frameworks' names " +
+             detail::frameworkRecomputeNames() + "; trainbench run also takes auto)");
 }
 
 std::uint8_t selectiveModules(const RecomputePolicy& policy) {
@@ -141,10 +140,9 @@ std::string toString(const RecomputePolicy& policy) {
     case RecomputeKind::None: return "none";
     case RecomputeKind::Selective: return model::selectiveSpelling(selectiveModules(policy));
     case RecomputeKind::Full: return "full";
-    case RecomputeKind::Layers: return "layers:" + std::to_string(policy.layers) +
-                                      (policy.modules != 0
-                                           ? "+" + model::selectiveSpelling(policy.modules)
-                                           : std::string());
+    case RecomputeKind::Layers:
+      return "layers:" + std::to_string(policy.layers) +
+             (policy.modules != 0 ? "+" + model::selectiveSpelling(policy.modules) : std::string());
     case RecomputeKind::Op: return "op";
     case RecomputeKind::Every: return "every:" + std::to_string(policy.layers);
     case RecomputeKind::Uniform: return "uniform:" + std::to_string(policy.layers);

@@ -119,8 +119,8 @@ BlockBytes blockBytes(const model::ModelConfig& model, const ParallelConfig& par
   const double mlp = profile == Profile::Megatron ? 3 * f : 4 * f;
   const double split = tokens * (2 * h + 2 * kv + mlp) * e / t;
   // Flash attention keeps only the fp32 log-sum-exp per head instead of scores.
-  const double core = parallel.flashAttention ? tokens * d(model.heads) * 4 / t
-                                              : tokens * scores * e / t;
+  const double core =
+      parallel.flashAttention ? tokens * d(model.heads) * 4 / t : tokens * scores * e / t;
   b.kept = replicated + split + core;
   b.selective = parallel.flashAttention ? b.kept : replicated + split;
   b.checkpoint = tokens * h * e / sp;
@@ -150,7 +150,7 @@ double logitsBytes(const model::ModelConfig& model, const ParallelConfig& parall
   } else if (!sixteenBit(parallel)) {
     bytesPerEntry = 12;  // fp32 logits, log-softmax output, its gradient
   } else if (profile == Profile::Megatron) {
-    bytesPerEntry = 6;   // bf16 logits + the fused loss's fp32 copy, graded in place
+    bytesPerEntry = 6;  // bf16 logits + the fused loss's fp32 copy, graded in place
   } else {
     bytesPerEntry = 14;  // bf16 logits, .float(), saved log-softmax, fp32 gradient
   }
@@ -210,8 +210,7 @@ double optimizerStepBytes(const ParamCounts& counts, std::int64_t shardParams,
       return 4.0 * shard;
     }
     case Profile::Megatron:
-    case Profile::DeepSpeed:
-      return 0;  // fused Adam kernels update in place
+    case Profile::DeepSpeed: return 0;  // fused Adam kernels update in place
   }
   return 0;
 }

@@ -32,19 +32,19 @@ struct ParamCounts {
 /// Saved-for-backward bytes of one block for one micro-batch on one rank,
 /// plus the transients of its backward.
 struct BlockBytes {
-  double kept = 0;            ///< policy none
-  double selective = 0;       ///< attention core dropped
-  double checkpoint = 0;      ///< only the block input
-  double attentionCore = 0;   ///< what selective recomputation rebuilds
-  double workspace = 0;       ///< gradient temporaries while differentiating it
+  double kept = 0;           ///< policy none
+  double selective = 0;      ///< attention core dropped
+  double checkpoint = 0;     ///< only the block input
+  double attentionCore = 0;  ///< what selective recomputation rebuilds
+  double workspace = 0;      ///< gradient temporaries while differentiating it
   /// The same for a block that is not rebuilt whole, under the policy's
   /// selective modules.
   double selectiveWorkspace = 0;
-  double normSaving = 0;      ///< what the layernorm module drops (both norms)
-  double normRebuild = 0;     ///< alive while one norm is rebuilt in backward
-  double gateSaving = 0;      ///< what the mlp_act module drops
-  double gateRebuild = 0;     ///< alive while the gate is rebuilt in backward
-  double perOp = 0;           ///< torchtitan's per-op checkpointing (RecomputeKind::Op)
+  double normSaving = 0;   ///< what the layernorm module drops (both norms)
+  double normRebuild = 0;  ///< alive while one norm is rebuilt in backward
+  double gateSaving = 0;   ///< what the mlp_act module drops
+  double gateRebuild = 0;  ///< alive while the gate is rebuilt in backward
+  double perOp = 0;        ///< torchtitan's per-op checkpointing (RecomputeKind::Op)
 };
 
 /// `gqaInPlace`: the engine's attention reads K and V in place (tuned runtime).
@@ -78,8 +78,7 @@ inline double d(std::int64_t value) { return static_cast<double>(value); }
 /// Whether `input`'s step is the engine's compiled step: --compile on, the
 /// engine profile, float32 (the fused kernels' only dtype; otherwise every
 /// pattern falls back to the plain op and the plain terms hold).
-[[nodiscard]] bool usesCompiledStep(Profile profile, const ParallelConfig& parallel,
-                                    bool compile);
+[[nodiscard]] bool usesCompiledStep(Profile profile, const ParallelConfig& parallel, bool compile);
 
 /// blockBytes for the compiled step: fused norms, RoPE, SwiGLU gate and
 /// attention keep their inputs and per-row statistics, not their insides.

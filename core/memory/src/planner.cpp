@@ -148,10 +148,9 @@ Choice chooseFastestFitting(const std::vector<Candidate>& candidates, const Choi
     choice.smallest = std::min(choice.smallest, candidate.point.peakBytes);
     if (static_cast<double>(candidate.point.peakBytes) > rules.usable) continue;
     const Candidate* best = choice.best;
-    const bool better =
-        best == nullptr || candidate.point.timeRatio < best->point.timeRatio ||
-        (candidate.point.timeRatio == best->point.timeRatio &&
-         candidate.point.peakBytes < best->point.peakBytes);
+    const bool better = best == nullptr || candidate.point.timeRatio < best->point.timeRatio ||
+                        (candidate.point.timeRatio == best->point.timeRatio &&
+                         candidate.point.peakBytes < best->point.peakBytes);
     if (better) choice.best = &candidate;
   }
   return choice;
@@ -194,8 +193,8 @@ void recordChoice(RecomputePlan& plan, const Candidate& best, const Candidate* n
 /// The planner's own arguments; the predictor checks the input.
 Status checkPlanArguments(std::uint64_t budgetBytes, double margin) {
   if (!(margin >= 0.0 && margin < 1.0)) {
-    return makeError(ErrorKind::BadInput, "--margin: " + std::to_string(margin) +
-                                              " is not a fraction in [0, 1)");
+    return makeError(ErrorKind::BadInput,
+                     "--margin: " + std::to_string(margin) + " is not a fraction in [0, 1)");
   }
   if (budgetBytes == 0) {
     return makeError(ErrorKind::BadInput, "--gpu-memory: the budget must be above zero");
@@ -251,8 +250,8 @@ Expected<RecomputePlan> planRecompute(const PredictionInput& input, std::uint64_
                           .stageLayers = stageLayers,
                           .usable = static_cast<double>(budgetBytes) * (1.0 - margin)};
   const Choice choice = chooseFastestFitting(candidates, rules);
-  plan.smallestBudgetBytes = static_cast<std::uint64_t>(
-      std::ceil(static_cast<double>(choice.smallest) / (1.0 - margin)));
+  plan.smallestBudgetBytes =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(choice.smallest) / (1.0 - margin)));
   if (choice.best == nullptr) return plan;
   recordChoice(plan, *choice.best, nextCheaperCandidate(candidates, rules, *choice.best),
                stageLayers);

@@ -113,8 +113,7 @@ void finish(Phase& phase, const PredictionInput& input, double fixed, double cac
   const bool compiled = input.compiledStep;
   const double slack = detail::allocatorSlackFraction(input.profile, compiled);
   if (input.profile == Profile::Torchtitan) {
-    const double cached =
-        std::max(0.0, cachedGradients - phase.shardedGradients) + collectiveCache;
+    const double cached = std::max(0.0, cachedGradients - phase.shardedGradients) + collectiveCache;
     b.allocatorCache = bytes(cached + slack * (static_cast<double>(b.allocated()) + cached));
     return;
   }
@@ -174,7 +173,8 @@ StageTerms stageShard(const PredictionInput& input, const Stage& stage, std::int
   terms.headParams = static_cast<double>(terms.counts.embedding + input.model.dim);
   terms.shard = (static_cast<double>(stageLayers * terms.counts.block) +
                  (stage.first ? static_cast<double>(terms.counts.embedding) : 0.0) +
-                 (stage.last ? terms.headParams : 0.0)) / terms.tp;
+                 (stage.last ? terms.headParams : 0.0)) /
+                terms.tp;
   terms.shardParams = static_cast<std::int64_t>(std::llround(terms.shard));
   terms.state = detail::stateBytesPerParam(input.profile, input.parallel);
   terms.compiled = detail::usesCompiledStep(input.profile, input.parallel, input.compiledStep);
@@ -260,8 +260,8 @@ Phase headBackwardPhase(const PredictionInput& input, const StageTerms& terms) {
   Phase head{terms.base, "head backward"};
   const double edge = terms.compiled ? detail::compiledEdgeActivationBytes(m, p)
                                      : detail::edgeActivationBytes(m, p, input.profile);
-  head.breakdown.activations = bytes(othersInFlight + terms.storedSum + edge +
-                                     pipelineBoundaryBytes(input, terms, 1));
+  head.breakdown.activations =
+      bytes(othersInFlight + terms.storedSum + edge + pipelineBoundaryBytes(input, terms, 1));
   const bool chunkedHead = terms.compiled || rebuildsPlainHead(input);
   head.breakdown.logits =
       bytes(chunkedHead        ? detail::chunkedHeadBytes(m, p)
@@ -296,15 +296,15 @@ void appendBlockBackwards(std::vector<Phase>& phases, const PredictionInput& inp
     phase.breakdown.activations =
         bytes(others + below + pipelineBoundaryBytes(input, terms, pass.inFlight));
     phase.breakdown.recompute = bytes(rebuiltBytes(input.recompute, block, layer));
-    phase.breakdown.workspace = bytes(
-        (rebuildsWhole(input.recompute, layer) ? block.workspace : block.selectiveWorkspace) +
-        terms.reduceScatterInput);
+    phase.breakdown.workspace =
+        bytes((rebuildsWhole(input.recompute, layer) ? block.workspace : block.selectiveWorkspace) +
+              terms.reduceScatterInput);
     const double born = (terms.stage.last ? terms.headParams : 0.0) +
                         static_cast<double>((terms.layers - layer) * terms.counts.block);
     const double sharded = terms.preallocatedGrads ? terms.allGrads
                            : terms.stagedFsdp      ? 0.0
                                                    : terms.state.gradients * born / terms.tp;
-    const double unsharded = pass.accumulated  ? terms.unshardedGrads
+    const double unsharded = pass.accumulated   ? terms.unshardedGrads
                              : terms.stagedFsdp ? 4.0 * born / terms.tp
                                                 : 0.0;
     phase.breakdown.gradients = bytes(sharded + terms.commBuffer + unsharded);
@@ -320,11 +320,10 @@ Phase optimizerStepPhase(const PredictionInput& input, const StageTerms& terms) 
   step.breakdown.gradients = bytes(terms.allGrads + terms.commBuffer);
   step.shardedGradients = terms.allGrads;
   // The fused clipped AdamW updates the flat buffers in place: no temporaries.
-  step.breakdown.optimizer +=
-      bytes(terms.compiled ? 0.0
-                           : detail::optimizerStepBytes(terms.counts, terms.shardParams,
-                                                        input.parallel, input.profile,
-                                                        input.flatGradients));
+  step.breakdown.optimizer += bytes(
+      terms.compiled ? 0.0
+                     : detail::optimizerStepBytes(terms.counts, terms.shardParams, input.parallel,
+                                                  input.profile, input.flatGradients));
   return step;
 }
 
@@ -341,10 +340,9 @@ Phase walkStage(const PredictionInput& input, const Stage& stage, std::int64_t s
   std::vector<Phase> phases;
   if (stage.last) phases.push_back(headBackwardPhase(input, terms));
   if (terms.stagedFsdp) {
-    appendBlockBackwards(phases, input, terms,
-                         {.inFlight = stage.inFlight,
-                          .accumulated = false,
-                          .suffix = " (first micro-batch)"});
+    appendBlockBackwards(
+        phases, input, terms,
+        {.inFlight = stage.inFlight, .accumulated = false, .suffix = " (first micro-batch)"});
     if (stage.inFlight > 1) {
       appendBlockBackwards(phases, input, terms,
                            {.inFlight = stage.inFlight - 1,
@@ -372,33 +370,35 @@ Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
     return makeError(ErrorKind::BadInput, message);
   };
   if (m.heads % p.tp != 0 || (m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)) {
-    return bad("--tp: " + std::to_string(p.tp) + " ranks cannot split " +
-               std::to_string(m.heads) + " query heads and " + std::to_string(m.kvHeads) +
-               " key/value heads evenly");
+    return bad("--tp: " + std::to_string(p.tp) + " ranks cannot split " + std::to_string(m.heads) +
+               " query heads and " + std::to_string(m.kvHeads) + " key/value heads evenly");
   }
   if ((selectiveModules(input.recompute) & model::kOutputHead) != 0 &&
       input.profile != Profile::Engine) {
     return bad("--recompute: the head module is this engine's chunked output head; the " +
-               toString(input.profile) + " profile has no such module (modules there: "
+               toString(input.profile) +
+               " profile has no such module (modules there: "
                "core_attn, layernorm, mlp_act)");
   }
   const bool torchtitan = input.profile == Profile::Torchtitan;
   if (input.compiledStep && input.profile != Profile::Engine && !torchtitan) {
-    return bad("--compile: on describes this engine's compiled step or torchtitan's "
-               "torch.compile, not the " + toString(input.profile) +
-               " profile (fused attention there is --attention flash)");
+    return bad(
+        "--compile: on describes this engine's compiled step or torchtitan's "
+        "torch.compile, not the " +
+        toString(input.profile) + " profile (fused attention there is --attention flash)");
   }
   if (input.float8 && !torchtitan) {
     return bad("--float8: torchtitan's float8 linears; the " + toString(input.profile) +
                " profile does not model them");
   }
   if (input.parallel.asyncTp && (!torchtitan || p.tp < 2)) {
-    return bad("--async-tp: torchtitan's async tensor parallelism, which needs the torchtitan "
-               "profile and --tp 2 or more");
+    return bad(
+        "--async-tp: torchtitan's async tensor parallelism, which needs the torchtitan "
+        "profile and --tp 2 or more");
   }
   const RecomputeKind kind = input.recompute.kind;
-  const bool clusterOnly = kind == RecomputeKind::Op || kind == RecomputeKind::Every ||
-                           kind == RecomputeKind::Uniform;
+  const bool clusterOnly =
+      kind == RecomputeKind::Op || kind == RecomputeKind::Every || kind == RecomputeKind::Uniform;
   if (clusterOnly && input.profile == Profile::Engine) {
     return bad("--recompute: " + toString(input.recompute) +
                " is a cluster framework's policy; the engine trains with none, selective, "
@@ -427,8 +427,8 @@ Status checkLayout(const PredictionInput& input, std::int64_t stageLayers) {
   }
   if (input.recompute.kind == RecomputeKind::Layers && input.recompute.layers > stageLayers) {
     return bad("--recompute: layers:" + std::to_string(input.recompute.layers) +
-               " asks for more blocks than a pipeline stage holds (" +
-               std::to_string(stageLayers) + ")");
+               " asks for more blocks than a pipeline stage holds (" + std::to_string(stageLayers) +
+               ")");
   }
   return {};
 }
@@ -465,8 +465,9 @@ Expected<MemoryPrediction> predictMemory(const PredictionInput& input) {
     const Phase peak = walkStage(local, stage, stageLayers, shardParams);
     if (peak.breakdown.total() >= prediction.breakdown.total()) {
       prediction.breakdown = peak.breakdown;
-      prediction.peakPhase = (stages.size() > 1 ? (stage.first ? "first stage, " : "last stage, ")
-                                                : std::string()) + peak.name;
+      prediction.peakPhase =
+          (stages.size() > 1 ? (stage.first ? "first stage, " : "last stage, ") : std::string()) +
+          peak.name;
       prediction.paramsPerRank = shardParams;
     }
   }
@@ -502,8 +503,7 @@ double relativeStepTime(const PredictionInput& input) {
   const double gateForward = 5.0 * static_cast<double>(m.ffn);
   std::int64_t full = 0;  // blocks rebuilt whole
   for (std::int64_t layer = 0; layer < stageLayers; ++layer) {
-    if (recomputesBlock(input.recompute, layer) ||
-        input.recompute.kind == RecomputeKind::Uniform) {
+    if (recomputesBlock(input.recompute, layer) || input.recompute.kind == RecomputeKind::Uniform) {
       ++full;
     }
   }
@@ -523,8 +523,7 @@ double relativeStepTime(const PredictionInput& input) {
   // Per-op checkpointing reruns wk, wo and w3 (and the cheap elementwise ops).
   if (input.recompute.kind == RecomputeKind::Op) {
     const double kv = static_cast<double>(m.kvHeads) * h / static_cast<double>(m.heads);
-    perBlock += 2.0 * (h * kv + h * h + h * static_cast<double>(m.ffn)) + normForward +
-                gateForward;
+    perBlock += 2.0 * (h * kv + h * h + h * static_cast<double>(m.ffn)) + normForward + gateForward;
   }
   // The rebuilt head runs its product once more; the compiled step's fused
   // head is chunked already and forms its gradients in forward.

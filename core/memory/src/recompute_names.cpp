@@ -35,8 +35,7 @@ constexpr std::array<Framework, 4> kFrameworks{{
 std::optional<std::int64_t> count(std::string_view digits) {
   std::int64_t value = -1;
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty() ||
-      value < 0) {
+  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty() || value < 0) {
     return std::nullopt;
   }
   return value;
@@ -95,10 +94,10 @@ std::optional<Expected<RecomputePolicy>> parseFrameworkRecompute(std::string_vie
       policy = RecomputePolicy{RecomputeKind::Full, 0};
     }
     if (policy) return Expected<RecomputePolicy>(*policy);
-    return Expected<RecomputePolicy>(makeError(
-        ErrorKind::BadInput, "--recompute: unknown policy '" + std::string(text) + "' (" +
-                                 std::string(framework.prefix) + " takes " +
-                                 std::string(framework.names) + ")"));
+    return Expected<RecomputePolicy>(
+        makeError(ErrorKind::BadInput, "--recompute: unknown policy '" + std::string(text) + "' (" +
+                                           std::string(framework.prefix) + " takes " +
+                                           std::string(framework.names) + ")"));
   }
   return std::nullopt;
 }
@@ -141,11 +140,13 @@ std::string frameworkSpelling(Profile profile, const RecomputePolicy& policy) {
                  "--recompute-num-layers 1";
         case RecomputeKind::Uniform:
           return "--recompute-granularity full --recompute-method uniform "
-                 "--recompute-num-layers " + n;
+                 "--recompute-num-layers " +
+                 n;
         case RecomputeKind::Layers:
           if (policy.modules != 0) break;  // Megatron takes one granularity
           return "--recompute-granularity full --recompute-method block "
-                 "--recompute-num-layers " + n;
+                 "--recompute-num-layers " +
+                 n;
         case RecomputeKind::Selective:
           if (selectiveModules(policy) != model::kCoreAttention) break;
           return "--recompute-granularity selective";
@@ -171,11 +172,14 @@ std::string recomputeMapping(std::string_view text) {
   std::string meaning;
   switch (policy.kind) {
     case RecomputeKind::None: meaning = "every block keeps what autograd saves"; break;
-    case RecomputeKind::Full: meaning = "every block keeps only its input and is rebuilt whole"; break;
+    case RecomputeKind::Full:
+      meaning = "every block keeps only its input and is rebuilt whole";
+      break;
     case RecomputeKind::Op:
-      meaning = "per-op checkpointing: each block keeps its input, the outputs of wq, wv, w1 "
-                "and w2 (every other matrix product) and attention's output and log-sum-exp; "
-                "wk, wo, w3, the norms, RoPE and the SwiGLU gate are rebuilt";
+      meaning =
+          "per-op checkpointing: each block keeps its input, the outputs of wq, wv, w1 "
+          "and w2 (every other matrix product) and attention's output and log-sum-exp; "
+          "wk, wo, w3, the norms, RoPE and the SwiGLU gate are rebuilt";
       break;
     case RecomputeKind::Every:
       meaning = "blocks 0, " + std::to_string(policy.layers) + ", " +

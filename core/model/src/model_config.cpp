@@ -97,8 +97,8 @@ Status validate(const ModelConfig& config) {
                std::to_string(config.heads));
   }
   if (config.heads % config.kvHeads != 0) {
-    return bad("model heads " + std::to_string(config.heads) +
-               " is not a multiple of kv-heads " + std::to_string(config.kvHeads));
+    return bad("model heads " + std::to_string(config.heads) + " is not a multiple of kv-heads " +
+               std::to_string(config.kvHeads));
   }
   if (headDim(config) % 2 != 0) {
     return bad("head dimension (dim / heads) must be even for rotary embeddings, got " +

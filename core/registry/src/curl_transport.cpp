@@ -146,13 +146,11 @@ class CurlTransport final : public HttpTransport {
   }
 
  private:
-  bool cancelled() const {
-    return options_.cancel.stopRequested();
-  }
+  bool cancelled() const { return options_.cancel.stopRequested(); }
 
   static Error cancelledError(const HttpRequest& request) {
-    return makeError(ErrorKind::Cancelled, "registry " + hostOf(request.url) + ": " +
-                                               request.method + " cancelled");
+    return makeError(ErrorKind::Cancelled,
+                     "registry " + hostOf(request.url) + ": " + request.method + " cancelled");
   }
 
   TransportOptions options_;

@@ -46,8 +46,8 @@ AuthChallenge parseAuthChallenge(std::string_view header) {
   } else if (scheme == "basic") {
     challenge.scheme = AuthScheme::Basic;
   }
-  std::string_view params = space == std::string_view::npos ? std::string_view{}
-                                                             : header.substr(space + 1);
+  std::string_view params =
+      space == std::string_view::npos ? std::string_view{} : header.substr(space + 1);
   std::string name;
   std::string value;
   while (nextParam(params, name, value)) {

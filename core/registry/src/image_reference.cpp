@@ -12,8 +12,7 @@ namespace {
 constexpr std::string_view kDockerHub = "registry-1.docker.io";
 
 Error badReference(std::string_view text, const std::string& why) {
-  return makeError(ErrorKind::BadInput,
-                   "image reference '" + std::string(text) + "' " + why);
+  return makeError(ErrorKind::BadInput, "image reference '" + std::string(text) + "' " + why);
 }
 
 bool looksLikeHost(std::string_view component) {
@@ -105,8 +104,8 @@ Expected<ImageReference> parseImageReference(std::string_view text, TagPolicy po
 bool isLoopbackRegistry(std::string_view registry) {
   std::string_view host = registry;
   if (host.starts_with("[")) {
-    host = host.substr(1, host.find(']') == std::string_view::npos ? host.size() - 1
-                                                                    : host.find(']') - 1);
+    host = host.substr(
+        1, host.find(']') == std::string_view::npos ? host.size() - 1 : host.find(']') - 1);
   } else if (const auto colon = host.rfind(':'); colon != std::string_view::npos) {
     host = host.substr(0, colon);
   }

@@ -72,7 +72,8 @@ std::optional<milliseconds> retryAfter(const HttpResponse& response) {
 
 RegistryClient::RegistryClient(std::string registry, ClientOptions options,
                                std::unique_ptr<HttpTransport> transport)
-    : registry_(std::move(registry)), options_(std::move(options)),
+    : registry_(std::move(registry)),
+      options_(std::move(options)),
       transport_(std::move(transport)) {
   if (!options_.sleep) {
     options_.sleep = [](milliseconds delay) { std::this_thread::sleep_for(delay); };
@@ -199,8 +200,8 @@ Expected<HttpResponse> RegistryClient::get(const std::string& path, const std::s
   const std::string scope = "repository:" + repository + ":pull";
   const auto makeRequest = [&] {
     HttpRequest request;
-    request.url = std::string(options_.scheme == Scheme::Https ? "https://" : "http://") +
-                  registry_ + path;
+    request.url =
+        std::string(options_.scheme == Scheme::Https ? "https://" : "http://") + registry_ + path;
     if (!accept.empty()) request.headers.push_back({"Accept", accept});
     if (auto authorization = authorizationFor(scope)) {
       request.headers.push_back({"Authorization", std::move(*authorization)});
@@ -258,9 +259,9 @@ Expected<std::vector<std::string>> RegistryClient::listTags(const std::string& r
 Expected<Manifest> RegistryClient::fetchManifest(const std::string& repository,
                                                  const std::string& reference) {
   const std::string path = "/v2/" + repository + "/manifests/" + reference;
-  auto response = get(path, joinAccept({kOciIndex, kDockerManifestList, kOciManifest,
-                                        kDockerManifest}),
-                      repository);
+  auto response =
+      get(path, joinAccept({kOciIndex, kDockerManifestList, kOciManifest, kDockerManifest}),
+          repository);
   if (!response) return std::move(response).error();
   auto manifest = parseManifest(response->body, response->header("Content-Type").value_or(""),
                                 detail::describeRequest(registry_, "GET", path));

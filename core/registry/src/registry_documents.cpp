@@ -20,7 +20,8 @@ Expected<json> parseJson(std::string_view body, std::string_view source) {
   json document = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) {
     std::string start(body.substr(0, 40));
-    std::replace_if(start.begin(), start.end(), [](char c) { return c < ' '; }, ' ');
+    std::replace_if(
+        start.begin(), start.end(), [](char c) { return c < ' '; }, ' ');
     return malformed(source, "the response is not JSON (it starts with '" + start + "')");
   }
   if (!document.is_object()) return malformed(source, "the response is not a JSON object");

@@ -19,8 +19,9 @@ Error httpError(const std::string& what, const HttpResponse& response) {
     kind = ErrorKind::BadInput;
   }
   if (response.status == 401 || response.status == 403) {
-    message += "; give credentials in TRAINBENCH_REGISTRY_USERNAME and "
-               "TRAINBENCH_REGISTRY_PASSWORD if the repository is private";
+    message +=
+        "; give credentials in TRAINBENCH_REGISTRY_USERNAME and "
+        "TRAINBENCH_REGISTRY_PASSWORD if the repository is private";
   }
   return makeError(kind, std::move(message));
 }

@@ -35,8 +35,8 @@ Expected<ReportCharts> parseChartDocument(std::string_view text) {
   drawn.note = textOr(document, "note");
   for (const json& chart : *charts) {
     if (!chart.is_object() || textOr(chart, "data").empty()) continue;
-    drawn.charts.push_back(
-        {textOr(chart, "title"), textOr(chart, "mime_type", "image/svg+xml"), textOr(chart, "data")});
+    drawn.charts.push_back({textOr(chart, "title"), textOr(chart, "mime_type", "image/svg+xml"),
+                            textOr(chart, "data")});
   }
   return drawn;
 }

@@ -67,8 +67,7 @@ std::string tableHtml(const std::vector<ReportRow>& rows) {
            (row.stepTimeMedianS > 0 ? fixed(row.stepTimeMedianS, 3) + " s" : "—") + "</td><td>" +
            (row.peakBytes > 0 ? formatBytes(row.peakBytes) : "—") + "</td><td>" +
            (row.mfu > 0 ? fixed(100.0 * row.mfu, 1) + " %" : "—") + "</td><td>" +
-           (row.lossFirst != 0.0 ? fixed(row.lossFirst, 3) + " → " + fixed(row.lossLast, 3)
-                                 : "—") +
+           (row.lossFirst != 0.0 ? fixed(row.lossFirst, 3) + " → " + fixed(row.lossLast, 3) : "—") +
            "</td></tr>\n";
   }
   return out + "</tbody>\n</table>\n";
@@ -79,9 +78,9 @@ std::string chartsHtml(const ReportCharts& charts) {
   if (charts.charts.empty() && charts.note.empty()) return {};
   std::string out = "<h2>Charts</h2>\n";
   for (const ReportChart& chart : charts.charts) {
-    out += "<figure><img alt=\"" + escape(chart.title) + "\" src=\"data:" +
-           escape(chart.mimeType) + ";base64," + base64(chart.data) + "\"><figcaption>" +
-           escape(chart.title) + "</figcaption></figure>\n";
+    out += "<figure><img alt=\"" + escape(chart.title) + "\" src=\"data:" + escape(chart.mimeType) +
+           ";base64," + base64(chart.data) + "\"><figcaption>" + escape(chart.title) +
+           "</figcaption></figure>\n";
   }
   if (!charts.note.empty()) out += "<p class=\"note\">" + escape(charts.note) + "</p>\n";
   return out;
@@ -123,12 +122,14 @@ std::string renderHtml(const bench::AblationResults& results, const ReportCharts
   if (!m.libtorchVersion.empty()) out += definition("LibTorch", m.libtorchVersion);
   out += definition("Device", m.device);
   out += "</dl>\n<h2>Results</h2>\n" + tableHtml(rows);
-  out += "<p class=\"note\">Speedups compare each configuration with the Base of the same "
-         "source, model, GPU count and unit; medians over the runs that finished.</p>\n";
+  out +=
+      "<p class=\"note\">Speedups compare each configuration with the Base of the same "
+      "source, model, GPU count and unit; medians over the runs that finished.</p>\n";
   for (const ReportRow& row : rows) {
     if (row.failedRuns == 0) continue;
-    out += "<p class=\"note\">" + escape(row.label) + " (" + escape(row.source) + "): " +
-           std::to_string(row.failedRuns) + " run(s) did not finish and are excluded.</p>\n";
+    out += "<p class=\"note\">" + escape(row.label) + " (" + escape(row.source) +
+           "): " + std::to_string(row.failedRuns) +
+           " run(s) did not finish and are excluded.</p>\n";
   }
   out += chartsHtml(charts);
   return out + "</body>\n</html>\n";

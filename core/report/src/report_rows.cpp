@@ -44,8 +44,10 @@ std::vector<ReportRow> reportRows(const bench::AblationResults& results) {
     row.mfu = config.mfu;
     row.lossFirst = config.lossFirst;
     row.lossLast = config.lossLast;
-    row.failedRuns = static_cast<int>(std::count_if(
-        config.runs.begin(), config.runs.end(), [](const auto& run) { return run.state != runs::RunState::Completed; }));
+    row.failedRuns =
+        static_cast<int>(std::count_if(config.runs.begin(), config.runs.end(), [](const auto& run) {
+          return run.state != runs::RunState::Completed;
+        }));
     rows.push_back(std::move(row));
   }
   return rows;

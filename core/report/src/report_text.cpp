@@ -40,9 +40,8 @@ std::string renderCsv(const bench::AblationResults& results) {
            fixed(row.throughput.median, 3) + ',' + fixed(row.throughput.min, 3) + ',' +
            fixed(row.throughput.max, 3) + ',' + std::to_string(row.throughput.count) + ',' +
            fixed(row.speedupOverBase, 4) + ',' + fixed(row.stepTimeMedianS, 6) + ',' +
-           std::to_string(row.peakBytes) + ',' + fixed(row.mfu, 4) + ',' +
-           fixed(row.lossFirst, 4) + ',' + fixed(row.lossLast, 4) + ',' +
-           std::to_string(row.failedRuns) + '\n';
+           std::to_string(row.peakBytes) + ',' + fixed(row.mfu, 4) + ',' + fixed(row.lossFirst, 4) +
+           ',' + fixed(row.lossLast, 4) + ',' + std::to_string(row.failedRuns) + '\n';
   }
   return out;
 }
@@ -60,16 +59,17 @@ std::string renderMarkdown(const bench::AblationResults& results) {
     out += "- Memory budget: " + formatBytes(results.memoryBudgetBytes) + "\n";
   }
   const bench::Machine& m = results.machine;
-  out += "- Machine: " + markdownCell(m.cpuModel) + ", " + std::to_string(m.cores) +
-         " cores, " + std::to_string(m.threads) + " threads, matrix products via " +
+  out += "- Machine: " + markdownCell(m.cpuModel) + ", " + std::to_string(m.cores) + " cores, " +
+         std::to_string(m.threads) + " threads, matrix products via " +
          (m.matmulPath.empty() ? std::string("?") : m.matmulPath) + ", LibTorch " +
          (m.libtorchVersion.empty() ? std::string("?") : m.libtorchVersion) + ", " + m.device +
          "\n\n";
   if (const std::string partial = bench::partialNote(results); !partial.empty()) {
     out += "> **" + partial + "**: the numbers below rest on the runs that finished.\n\n";
   }
-  out += "| Configuration | Source | Model | GPUs | Throughput (median) | Min–max | Speedup vs "
-         "Base | Step time | Peak memory | MFU | Loss |\n";
+  out +=
+      "| Configuration | Source | Model | GPUs | Throughput (median) | Min–max | Speedup vs "
+      "Base | Step time | Peak memory | MFU | Loss |\n";
   out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   std::string notes;
   for (const ReportRow& row : reportRows(results)) {
@@ -80,8 +80,7 @@ std::string renderMarkdown(const bench::AblationResults& results) {
            (row.stepTimeMedianS > 0 ? fixed(row.stepTimeMedianS, 3) + " s" : "—") + " | " +
            (row.peakBytes > 0 ? formatBytes(row.peakBytes) : "—") + " | " +
            (row.mfu > 0 ? fixed(100.0 * row.mfu, 1) + " %" : "—") + " | " +
-           (row.lossFirst != 0.0 ? fixed(row.lossFirst, 3) + " → " + fixed(row.lossLast, 3)
-                                 : "—") +
+           (row.lossFirst != 0.0 ? fixed(row.lossFirst, 3) + " → " + fixed(row.lossLast, 3) : "—") +
            " |\n";
   }
   for (const ReportRow& row : reportRows(results)) {

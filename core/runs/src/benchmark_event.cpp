@@ -11,8 +11,10 @@ namespace {
 using namespace detail;
 
 constexpr std::pair<BenchmarkEventKind, const char*> kNames[] = {
-    {BenchmarkEventKind::Plan, "plan"},         {BenchmarkEventKind::RunStart, "run_start"},
-    {BenchmarkEventKind::RunStep, "run_step"},  {BenchmarkEventKind::RunEnd, "run_end"},
+    {BenchmarkEventKind::Plan, "plan"},
+    {BenchmarkEventKind::RunStart, "run_start"},
+    {BenchmarkEventKind::RunStep, "run_step"},
+    {BenchmarkEventKind::RunEnd, "run_end"},
     {BenchmarkEventKind::Summary, "summary"}};
 
 BenchmarkEventKind kindNamed(std::string_view name) {
@@ -23,8 +25,11 @@ BenchmarkEventKind kindNamed(std::string_view name) {
 }
 
 json refJson(const BenchmarkRunRef& run) {
-  return {{"index", run.index}, {"total", run.total},   {"label", run.label},
-          {"repeat", run.repeat}, {"run_dir", run.runDir}};
+  return {{"index", run.index},
+          {"total", run.total},
+          {"label", run.label},
+          {"repeat", run.repeat},
+          {"run_dir", run.runDir}};
 }
 
 Expected<BenchmarkRunRef> parseRef(const json& object) {
@@ -92,12 +97,10 @@ std::string toJsonLine(const BenchmarkEvent& event) {
                 {"stopped", event.summary.stopped},
                 {"results", event.summary.resultsFile}};
       break;
-    case BenchmarkEventKind::Other:
-      object = json::object();
-      break;
+    case BenchmarkEventKind::Other: object = json::object(); break;
   }
-  object["event"] = event.kind == BenchmarkEventKind::Other ? event.name
-                                                            : std::string(toString(event.kind));
+  object["event"] =
+      event.kind == BenchmarkEventKind::Other ? event.name : std::string(toString(event.kind));
   object["elapsed_s"] = event.elapsedSeconds;
   return object.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -158,8 +161,7 @@ Expected<BenchmarkEvent> parseBenchmarkEventLine(std::string_view line) {
       event.summary.stopped = flagOr(object, "stopped", false);
       event.summary.resultsFile = textOr(object, "results");
       break;
-    case BenchmarkEventKind::Other:
-      break;
+    case BenchmarkEventKind::Other: break;
   }
   return event;
 }

@@ -12,10 +12,12 @@
 namespace tb::runs {
 
 nlohmann::json modelToJson(const model::ModelConfig& config) {
-  return {{"name", config.name},   {"vocab", config.vocab},     {"dim", config.dim},
-          {"layers", config.layers}, {"heads", config.heads},   {"kv_heads", config.kvHeads},
-          {"ffn", config.ffn},     {"seq", config.seq},         {"batch", config.batch},
-          {"rope_theta", config.ropeTheta}, {"qkv_bias", config.qkvBias}};
+  return {{"name", config.name},       {"vocab", config.vocab},
+          {"dim", config.dim},         {"layers", config.layers},
+          {"heads", config.heads},     {"kv_heads", config.kvHeads},
+          {"ffn", config.ffn},         {"seq", config.seq},
+          {"batch", config.batch},     {"rope_theta", config.ropeTheta},
+          {"qkv_bias", config.qkvBias}};
 }
 
 Expected<model::ModelConfig> modelFromJson(const nlohmann::json& json) {
@@ -33,9 +35,10 @@ Expected<model::ModelConfig> modelFromJson(const nlohmann::json& json) {
     }
     return value->get<std::int64_t>();
   };
-  std::int64_t* const fields[] = {&config.vocab, &config.dim,    &config.layers, &config.heads,
+  std::int64_t* const fields[] = {&config.vocab,   &config.dim, &config.layers, &config.heads,
                                   &config.kvHeads, &config.ffn, &config.seq,    &config.batch};
-  const char* const names[] = {"vocab", "dim", "layers", "heads", "kv_heads", "ffn", "seq", "batch"};
+  const char* const names[] = {"vocab",    "dim", "layers", "heads",
+                               "kv_heads", "ffn", "seq",    "batch"};
   for (std::size_t i = 0; i < std::size(names); ++i) {
     auto value = integer(names[i]);
     if (!value) return value.error();

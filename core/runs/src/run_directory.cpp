@@ -44,8 +44,8 @@ Expected<RunDirectory> RunDirectory::create(const std::filesystem::path& request
                      "cannot create run directory " + path.string() + ": " + error.message());
   }
   RunDirectory directory(path);
-  directory.events_ = std::make_unique<std::ofstream>(path / "events.jsonl",
-                                                      std::ios::out | std::ios::app);
+  directory.events_ =
+      std::make_unique<std::ofstream>(path / "events.jsonl", std::ios::out | std::ios::app);
   if (!*directory.events_) {
     const int openErrno = errno;
     return makeError(writeFailureKind(openErrno), "cannot open " +
@@ -96,6 +96,8 @@ void RunEventLog::emitError(RunState state, const std::string& message) {
   emit("error", {{"status", toString(state)}, {"message", message}});
 }
 
-void RunEventLog::emitEnd(const RunSummary& summary) { emit("end", {{"summary", toJson(summary)}}); }
+void RunEventLog::emitEnd(const RunSummary& summary) {
+  emit("end", {{"summary", toJson(summary)}});
+}
 
 }  // namespace tb::runs

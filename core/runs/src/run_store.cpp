@@ -115,8 +115,8 @@ RunRecord readRun(const fs::path& runDir, std::chrono::seconds runningGrace) {
   if (summary.error().kind != ErrorKind::NotFound) {
     return unreadable(std::move(record), summary.error().message);
   }
-  const fs::file_time_type newest = std::max(*configTime, writeTime(runDir / "events.jsonl")
-                                                              .value_or(*configTime));
+  const fs::file_time_type newest =
+      std::max(*configTime, writeTime(runDir / "events.jsonl").value_or(*configTime));
   const bool recent = fs::file_time_type::clock::now() - newest < runningGrace;
   record.state = recent ? RunState::Running : RunState::Interrupted;
   if (!recent) record.message = "ended without a summary (the process was killed)";
@@ -129,8 +129,8 @@ Expected<std::vector<RunRecord>> listRuns(const fs::path& store,
   if (!fs::exists(store, error)) return std::vector<RunRecord>{};
   std::vector<RunRecord> records;
   fs::directory_iterator it(store, error);
-  if (error) return makeError(ErrorKind::Io, "cannot list " + store.string() + ": " +
-                                                 error.message());
+  if (error)
+    return makeError(ErrorKind::Io, "cannot list " + store.string() + ": " + error.message());
   for (const fs::directory_entry& entry : it) {
     if (entry.is_directory(error)) records.push_back(readRun(entry.path(), runningGrace));
   }

@@ -41,9 +41,8 @@ json toJson(const RunSummary& summary) {
     object["rank"] = summary.rank;
     json ranks = json::array();
     for (const RankOutcome& rank : summary.ranks) {
-      json entry{{"rank", rank.rank},
-                 {"status", toString(rank.state)},
-                 {"peak_bytes", rank.peakBytes}};
+      json entry{
+          {"rank", rank.rank}, {"status", toString(rank.state)}, {"peak_bytes", rank.peakBytes}};
       if (!rank.message.empty()) entry["message"] = rank.message;
       ranks.push_back(std::move(entry));
     }
@@ -84,7 +83,8 @@ Expected<RunSummary> summaryFromJson(const json& object) {
   summary.rank = static_cast<int>(integerOr(object, "rank"));
   if (const auto found = object.find("ranks"); found != object.end() && found->is_array()) {
     for (const json& entry : *found) {
-      if (!entry.is_object()) return makeError(ErrorKind::Parse, "ranks: an entry is not an object");
+      if (!entry.is_object())
+        return makeError(ErrorKind::Parse, "ranks: an entry is not an object");
       const Expected<RunState> rankState = endStateField(entry);
       if (!rankState) return makeError(ErrorKind::Parse, "ranks: " + rankState.error().message);
       summary.ranks.push_back({static_cast<int>(integerOr(entry, "rank")), *rankState,

@@ -61,9 +61,8 @@ class AblationRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() /
-            ("tb_ablation_runner_" + std::string(::testing::UnitTest::GetInstance()
-                                                     ->current_test_info()
-                                                     ->name()));
+            ("tb_ablation_runner_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_);
     const fs::path program = root_ / "fake-trainbench";
@@ -174,9 +173,25 @@ TEST_F(AblationRunnerTest, AStopEndsTheCurrentChildAndKeepsFinishedRuns) {
 TEST_F(AblationRunnerTest, ChildCommandCarriesTheStepFlagsBudgetAndRunDirectory) {
   const std::vector<std::string> argv = childCommand(spec_, {AblationStep::CkptOpt, 1});
   const std::vector<std::string> expected{
-      spec_.program.string(), "run", "--model", "tiny", "--runtime", "tuned", "--compile", "on",
-      "--recompute", "auto", "--memory-budget", "1048576", "--steps", "3", "--device", "cpu",
-      "--run-dir", (spec_.outDir / "runs" / "ac2-compileropt-ckptopt-2").string(), "--json"};
+      spec_.program.string(),
+      "run",
+      "--model",
+      "tiny",
+      "--runtime",
+      "tuned",
+      "--compile",
+      "on",
+      "--recompute",
+      "auto",
+      "--memory-budget",
+      "1048576",
+      "--steps",
+      "3",
+      "--device",
+      "cpu",
+      "--run-dir",
+      (spec_.outDir / "runs" / "ac2-compileropt-ckptopt-2").string(),
+      "--json"};
   EXPECT_EQ(argv, expected);
 }
 

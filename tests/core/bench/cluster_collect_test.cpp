@@ -31,14 +31,14 @@ ClusterPlan planOf(bool engine, int repeats) {
                    .command = engine ? std::vector<std::string>{}
                                      : std::vector<std::string>{"python", "train.py"}};
   for (const AblationStep step : kAblationSteps) {
-    plan.configurations.push_back({.step = step,
-                                   .image = "nvcr.io/nvidia/pytorch:25.03-py3",
-                                   .environment = {},
-                                   .compilerOptimization = false,
-                                   .checkpointOptimization = false,
-                                   .recompute = "full",
-                                   .runFlags = engine ? engineRunFlags(step)
-                                                      : std::vector<std::string>{}});
+    plan.configurations.push_back(
+        {.step = step,
+         .image = "nvcr.io/nvidia/pytorch:25.03-py3",
+         .environment = {},
+         .compilerOptimization = false,
+         .checkpointOptimization = false,
+         .recompute = "full",
+         .runFlags = engine ? engineRunFlags(step) : std::vector<std::string>{}});
   }
   plan.jobs = planJobs(repeats, ".sh", engine);
   return plan;
@@ -82,8 +82,12 @@ class ClusterCollect : public ::testing::Test {
     plan_ = plan;
     ASSERT_TRUE(writeFileAtomically(root_ / kClusterPlanFile, clusterPlanToJson(plan)).ok());
   }
-  fs::path runDir(int order) const { return root_ / plan_.jobs.at(static_cast<std::size_t>(order)).runDir; }
-  fs::path log(int order) const { return root_ / plan_.jobs.at(static_cast<std::size_t>(order)).log; }
+  fs::path runDir(int order) const {
+    return root_ / plan_.jobs.at(static_cast<std::size_t>(order)).runDir;
+  }
+  fs::path log(int order) const {
+    return root_ / plan_.jobs.at(static_cast<std::size_t>(order)).log;
+  }
   const JobReading& job(const CollectedPlan& collected, int order) const {
     return collected.jobs.at(static_cast<std::size_t>(order));
   }
@@ -173,7 +177,8 @@ TEST_F(ClusterCollect, ANonZeroExitOutranksALogThatLooksComplete) {
   write(runDir(0) / "events.jsonl", engineEvents(4, 4, 0.5));
   write(runDir(0) / "summary.json", summary("completed"));
   write(runDir(1) / "events.jsonl", engineEvents(4, 1, 0.5));
-  write(log(1), "Traceback (most recent call last):\nRuntimeError: Gloo connectFullMesh failed\n\n");
+  write(log(1),
+        "Traceback (most recent call last):\nRuntimeError: Gloo connectFullMesh failed\n\n");
   write(root_ / "finished.tsv", "0\t4242\t0\n1\t4243\t1\n");
   const auto collected = readPlanFolder(root_);
   ASSERT_TRUE(collected.ok());

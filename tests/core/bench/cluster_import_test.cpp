@@ -65,8 +65,9 @@ TEST(ClusterCsv, BadValuesNameTheLineAndField) {
             std::string::npos);
   EXPECT_NE(importError(header + "Base,m,8\n").find("runs.csv:2: 3 fields, the header has 4"),
             std::string::npos);
-  EXPECT_NE(importError(header + "Base,m,8,\n").find("runs.csv:2: field tokens_per_s_per_gpu: "
-                                                     "missing"),
+  EXPECT_NE(importError(header + "Base,m,8,\n")
+                .find("runs.csv:2: field tokens_per_s_per_gpu: "
+                      "missing"),
             std::string::npos);
 }
 
@@ -74,9 +75,9 @@ TEST(ClusterCsv, BadHeadersAreRefused) {
   EXPECT_NE(importError("label,model,gpus,tokens_per_sec\nBase,m,8,1\n")
                 .find("runs.csv:1: unknown column 'tokens_per_sec'"),
             std::string::npos);
-  EXPECT_NE(importError("label,gpus,tokens_per_s_per_gpu\nBase,8,1\n")
-                .find("missing column 'model'"),
-            std::string::npos);
+  EXPECT_NE(
+      importError("label,gpus,tokens_per_s_per_gpu\nBase,8,1\n").find("missing column 'model'"),
+      std::string::npos);
   EXPECT_NE(importError("").find("empty file"), std::string::npos);
   EXPECT_NE(importError("label,model,gpus,tflops_per_gpu\n").find("no runs"), std::string::npos);
   EXPECT_NE(importError("label,model,gpus,notes\nBase,m,8,\"open\n").find("never closed"),

@@ -9,9 +9,8 @@
 namespace tb::bench {
 namespace {
 
-const char* kStart =
-    R"({"event":"start","config":{"threads":3,"torch_version":"2.1.2"},)"
-    R"("flops_per_token":1000.0,"matmul_gflops":2.0,"matmul_path":"aten"})";
+const char* kStart = R"({"event":"start","config":{"threads":3,"torch_version":"2.1.2"},)"
+                     R"("flops_per_token":1000.0,"matmul_gflops":2.0,"matmul_path":"aten"})";
 
 std::string step(int number, double seconds, double loss) {
   return R"({"event":"step","step":)" + std::to_string(number) + R"(,"loss":)" +
@@ -52,8 +51,10 @@ TEST(RunReading, WarmupStepsAreLeftOutOfTheMedians) {
 }
 
 TEST(RunReading, EngineStatusesBecomeResultStatuses) {
-  EXPECT_EQ(readRun("", R"({"status":"oom","message":"budget"})", 0).measurement.state, tb::runs::RunState::Oom);
-  EXPECT_EQ(readRun("", R"({"status":"interrupted"})", 0).measurement.state, tb::runs::RunState::Interrupted);
+  EXPECT_EQ(readRun("", R"({"status":"oom","message":"budget"})", 0).measurement.state,
+            tb::runs::RunState::Oom);
+  EXPECT_EQ(readRun("", R"({"status":"interrupted"})", 0).measurement.state,
+            tb::runs::RunState::Interrupted);
   EXPECT_EQ(readRun("", R"({"status":"failed"})", 0).measurement.state, tb::runs::RunState::Failed);
   const RunReading oom = readRun("", R"({"status":"oom","message":"over budget"})", 0);
   EXPECT_EQ(oom.message, "over budget");
@@ -92,9 +93,9 @@ TEST(RunReading, LossesThatWereNotReadBackAreNotInTheCurve) {
 TEST(RunReading, LastStepIsTheNewestCompleteStepEvent) {
   EXPECT_EQ(runs::lastStep(""), 0);
   EXPECT_EQ(runs::lastStep(events({kStart})), 0);
-  EXPECT_EQ(runs::lastStep(events({kStart, step(1, 0.1, 1.0), step(2, 0.1, 1.0),
-                             R"({"event":"end"})"})),
-            2);
+  EXPECT_EQ(
+      runs::lastStep(events({kStart, step(1, 0.1, 1.0), step(2, 0.1, 1.0), R"({"event":"end"})"})),
+      2);
 }
 
 }  // namespace

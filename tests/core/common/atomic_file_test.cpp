@@ -14,7 +14,8 @@ class AtomicFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("tb-atomic-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("tb-atomic-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

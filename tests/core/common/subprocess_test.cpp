@@ -53,7 +53,8 @@ TEST(Subprocess, PassesEnvironmentAndStdin) {
 }
 
 TEST(Subprocess, LargeOutputDoesNotDeadlock) {
-  auto result = tb::runProcess({"sh", "-c", "head -c 1000000 /dev/zero; head -c 300000 /dev/zero >&2"});
+  auto result =
+      tb::runProcess({"sh", "-c", "head -c 1000000 /dev/zero; head -c 300000 /dev/zero >&2"});
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->standardOutput.size(), 1000000U);
   EXPECT_EQ(result->standardError.size(), 300000U);
@@ -84,8 +85,9 @@ class WatchedProcess : public ::testing::Test {
 
 TEST_F(WatchedProcess, BothStreamsGoToTheLogAndTheExitCodeIsKept) {
   int ticks = 0;
-  auto outcome = tb::runWatchedProcess({"/bin/sh", "-c", "echo out; echo err >&2; sleep 0.1; exit 3"},
-                                       options_, tb::StopToken(), [&ticks] { ++ticks; });
+  auto outcome =
+      tb::runWatchedProcess({"/bin/sh", "-c", "echo out; echo err >&2; sleep 0.1; exit 3"},
+                            options_, tb::StopToken(), [&ticks] { ++ticks; });
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_EQ(outcome->exitCode, 3);
   EXPECT_FALSE(outcome->stopRequested);
@@ -97,7 +99,8 @@ TEST_F(WatchedProcess, AStopSendsSigtermWhichAChildMayHandle) {
   // Stopped only once the shell says its trap is set, or SIGTERM could win the race.
   const tb::StopSource stop;
   auto outcome = tb::runWatchedProcess(
-      {"/bin/sh", "-c", "trap 'echo stopped; exit 5' TERM; echo ready; while :; do sleep 0.05; done"},
+      {"/bin/sh", "-c",
+       "trap 'echo stopped; exit 5' TERM; echo ready; while :; do sleep 0.05; done"},
       options_, stop.token(), [&] {
         if (log() == "ready\n") stop.requestStop();
       });
@@ -112,10 +115,10 @@ TEST_F(WatchedProcess, AChildThatIgnoresTheStopIsKilledAfterTheGrace) {
   const tb::StopSource stop;
   const auto started = std::chrono::steady_clock::now();
   // exec: the ignored SIGTERM carries over to sleep, which SIGKILL then ends.
-  auto outcome = tb::runWatchedProcess(
-      {"/bin/sh", "-c", "trap '' TERM; echo ready; exec sleep 30"}, options_, stop.token(), [&] {
-        if (log() == "ready\n") stop.requestStop();
-      });
+  auto outcome = tb::runWatchedProcess({"/bin/sh", "-c", "trap '' TERM; echo ready; exec sleep 30"},
+                                       options_, stop.token(), [&] {
+                                         if (log() == "ready\n") stop.requestStop();
+                                       });
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_EQ(outcome->signal, SIGKILL);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
@@ -165,10 +168,9 @@ TEST_F(ProcessGroup, LinesArriveInOrderPerMemberAndStream) {
   options_.onStderrLine = [&](std::size_t member, std::string_view line) {
     err.at(member).emplace_back(line);
   };
-  auto outcome = tb::runProcessGroup(
-      {shell("echo a; echo b >&2; echo; printf c; exit 0"),
-       shell("echo x; printf 'y\\nz'; printf e >&2; exit 0")},
-      options_, tb::StopToken());
+  auto outcome = tb::runProcessGroup({shell("echo a; echo b >&2; echo; printf c; exit 0"),
+                                      shell("echo x; printf 'y\\nz'; printf e >&2; exit 0")},
+                                     options_, tb::StopToken());
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   ASSERT_EQ(outcome->exits.size(), 2U);
   for (const auto& exit : outcome->exits) {
@@ -189,8 +191,8 @@ TEST_F(ProcessGroup, AFailingMemberStopsTheOthersWithSigterm) {
     lines.push_back(std::to_string(member) + ":" + std::string(line));
   };
   const auto started = std::chrono::steady_clock::now();
-  auto outcome = tb::runProcessGroup(
-      {shell("exec sleep 30"), shell("echo failing; exit 3")}, options_, tb::StopToken());
+  auto outcome = tb::runProcessGroup({shell("exec sleep 30"), shell("echo failing; exit 3")},
+                                     options_, tb::StopToken());
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
   ASSERT_TRUE(outcome->firstFailure.has_value());
@@ -206,8 +208,7 @@ TEST_F(ProcessGroup, AMemberThatIgnoresSigtermIsKilledAfterTheGrace) {
   const auto started = std::chrono::steady_clock::now();
   // exec: the ignored SIGTERM carries over to sleep, which SIGKILL then ends.
   auto outcome = tb::runProcessGroup(
-      {shell("trap '' TERM; " + markReady() + "exec sleep 30"),
-       shell(waitForReady() + "exit 1")},
+      {shell("trap '' TERM; " + markReady() + "exec sleep 30"), shell(waitForReady() + "exit 1")},
       options_, tb::StopToken());
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
@@ -219,10 +220,9 @@ TEST_F(ProcessGroup, AStoppedMemberIsWokenToActOnSigterm) {
   // The grace is long: only SIGCONT lets the stopped shell end by SIGTERM in time.
   options_.stopGrace = 20s;
   const auto started = std::chrono::steady_clock::now();
-  auto outcome = tb::runProcessGroup(
-      {shell(markReady() + "kill -STOP $$; exec sleep 30"),
-       shell(waitForReady() + "sleep 0.2; exit 1")},
-      options_, tb::StopToken());
+  auto outcome = tb::runProcessGroup({shell(markReady() + "kill -STOP $$; exec sleep 30"),
+                                      shell(waitForReady() + "sleep 0.2; exit 1")},
+                                     options_, tb::StopToken());
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
   EXPECT_EQ(outcome->firstFailure, std::optional<std::size_t>(1));
@@ -236,8 +236,8 @@ TEST_F(ProcessGroup, AStopEndsEveryMemberAndIsNotAFailure) {
     stop.requestStop();
   });
   const auto started = std::chrono::steady_clock::now();
-  auto outcome = tb::runProcessGroup({shell("exec sleep 30"), shell("exec sleep 30")}, options_,
-                                     stop.token());
+  auto outcome =
+      tb::runProcessGroup({shell("exec sleep 30"), shell("exec sleep 30")}, options_, stop.token());
   requester.join();
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
@@ -248,9 +248,9 @@ TEST_F(ProcessGroup, AStopEndsEveryMemberAndIsNotAFailure) {
 
 TEST_F(ProcessGroup, AMemberThatCannotStartIsAnErrorAndStopsTheStartedOnes) {
   const auto started = std::chrono::steady_clock::now();
-  auto outcome = tb::runProcessGroup(
-      {shell("exec sleep 30"), tb::GroupMember{{"/no/such/tb-program"}, {}}}, options_,
-      tb::StopToken());
+  auto outcome =
+      tb::runProcessGroup({shell("exec sleep 30"), tb::GroupMember{{"/no/such/tb-program"}, {}}},
+                          options_, tb::StopToken());
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.error().kind, tb::ErrorKind::NotFound);
   EXPECT_NE(outcome.error().message.find("/no/such/tb-program"), std::string::npos);
@@ -264,8 +264,8 @@ TEST_F(ProcessGroup, AMemberSeesItsEnvironment) {
   };
   tb::GroupMember member = shell("echo \"${TB_GROUP_TEST-unset}\"");
   member.environment["TB_GROUP_TEST"] = "rank1";
-  auto outcome = tb::runProcessGroup({shell("echo \"${TB_GROUP_TEST-unset}\""), member},
-                                     options_, tb::StopToken());
+  auto outcome = tb::runProcessGroup({shell("echo \"${TB_GROUP_TEST-unset}\""), member}, options_,
+                                     tb::StopToken());
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(lines, (std::vector<std::string>{"0:unset", "1:rank1"}));
@@ -276,8 +276,8 @@ TEST_F(ProcessGroup, AGrandchildHoldingThePipesDoesNotHoldTheCall) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> lines;
   options_.onStdoutLine = [&](std::size_t, std::string_view line) { lines.emplace_back(line); };
-  auto outcome = tb::runProcessGroup({shell("sleep 3 & echo started; exit 0")}, options_,
-                                     tb::StopToken());
+  auto outcome =
+      tb::runProcessGroup({shell("sleep 3 & echo started; exit 0")}, options_, tb::StopToken());
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
   EXPECT_EQ(outcome->exits[0].exitCode, 0);

@@ -43,7 +43,8 @@ TEST(BuiltinCatalogVerdict, R535OnH100Runs2509InForwardCompatibility) {
 TEST(BuiltinCatalogVerdict, R545On2509CarriesTheContradictionWarning) {
   const auto verdict = evaluateBuiltin("25.09", "545.23.08");
   EXPECT_EQ(verdict.status, VerdictStatus::ForwardCompatible);
-  EXPECT_TRUE(anyLineMentions(verdict.warnings, "also list R545 among the branches that must upgrade"));
+  EXPECT_TRUE(
+      anyLineMentions(verdict.warnings, "also list R545 among the branches that must upgrade"));
 }
 
 TEST(BuiltinCatalogVerdict, BelowR535MinimumOn2509UpgradesTo575_51_03) {

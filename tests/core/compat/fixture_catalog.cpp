@@ -14,8 +14,10 @@ catalog::Release makeRelease(std::string tag, std::string cuda, int requiredMajo
                              std::vector<CpuArch> architectures) {
   catalog::Release release;
   release.tag = tag;
-  release.image = "egslingjun-registry.cn-wulanchabu.cr.aliyuncs.com/egslingjun/"
-                  "training-nv-pytorch:" + tag + "-serverless";
+  release.image =
+      "egslingjun-registry.cn-wulanchabu.cr.aliyuncs.com/egslingjun/"
+      "training-nv-pytorch:" +
+      tag + "-serverless";
   release.cudaVersion = std::move(cuda);
   release.requiredDriverMajor = requiredMajor;
   release.architectures = std::move(architectures);
@@ -50,13 +52,13 @@ catalog::Catalog build() {
     const char* label;
     const char* version;
     const char* minimum;
-  } rows[] = {{"12.2 GA", "12.2.0", "535.54.03"},   {"12.2 U1", "12.2.1", "535.86.09"},
-              {"12.2 U2", "12.2.2", "535.104.05"},  {"12.4 GA", "12.4.0", "550.54.14"},
-              {"12.4 U1", "12.4.1", "550.54.15"},   {"12.6 GA", "12.6.0", "560.28.03"},
-              {"12.6 U3", "12.6.3", "560.35.05"},   {"12.8 GA", "12.8.0", "570.26"},
-              {"12.8 U1", "12.8.1", "570.124.06"},  {"12.9 GA", "12.9.0", "575.51.03"},
-              {"12.9 U1", "12.9.1", "575.57.08"},   {"13.0 GA", "13.0.0", "580.65.06"},
-              {"13.0 U1", "13.0.1", "580.82.07"},   {"13.0 U2", "13.0.2", "580.95.05"},
+  } rows[] = {{"12.2 GA", "12.2.0", "535.54.03"},  {"12.2 U1", "12.2.1", "535.86.09"},
+              {"12.2 U2", "12.2.2", "535.104.05"}, {"12.4 GA", "12.4.0", "550.54.14"},
+              {"12.4 U1", "12.4.1", "550.54.15"},  {"12.6 GA", "12.6.0", "560.28.03"},
+              {"12.6 U3", "12.6.3", "560.35.05"},  {"12.8 GA", "12.8.0", "570.26"},
+              {"12.8 U1", "12.8.1", "570.124.06"}, {"12.9 GA", "12.9.0", "575.51.03"},
+              {"12.9 U1", "12.9.1", "575.57.08"},  {"13.0 GA", "13.0.0", "580.65.06"},
+              {"13.0 U1", "13.0.1", "580.82.07"},  {"13.0 U2", "13.0.2", "580.95.05"},
               {"13.1 GA", "13.1.0", "590.44.01"}};
   for (const auto& row : rows) {
     built.toolkitDrivers.push_back({row.label, row.version, driver(row.minimum)});
@@ -97,8 +99,7 @@ const catalog::Release& release(std::string_view tag) {
   for (const auto& candidate : catalog().releases) {
     if (candidate.tag == tag) return candidate;
   }
-  std::fprintf(stderr, "fixture has no release '%.*s'\n", static_cast<int>(tag.size()),
-               tag.data());
+  std::fprintf(stderr, "fixture has no release '%.*s'\n", static_cast<int>(tag.size()), tag.data());
   std::abort();
 }
 

@@ -65,10 +65,14 @@ class HostDetection : public ::testing::Test {
     return detect;
   }
 
-  static constexpr const char* kVariables[] = {
-      "TB_FAKE_SMI_FIXTURE", "TB_FAKE_SMI_MODE",       "TB_FAKE_NVML_INIT_ERROR",
-      "TB_FAKE_NVML_DRIVER", "TB_FAKE_NVML_CUDA_ERROR", "TRAINBENCH_NVIDIA_SMI",
-      "TRAINBENCH_PROC_DRIVER_VERSION", "TRAINBENCH_DISABLE_NVML"};
+  static constexpr const char* kVariables[] = {"TB_FAKE_SMI_FIXTURE",
+                                               "TB_FAKE_SMI_MODE",
+                                               "TB_FAKE_NVML_INIT_ERROR",
+                                               "TB_FAKE_NVML_DRIVER",
+                                               "TB_FAKE_NVML_CUDA_ERROR",
+                                               "TRAINBENCH_NVIDIA_SMI",
+                                               "TRAINBENCH_PROC_DRIVER_VERSION",
+                                               "TRAINBENCH_DISABLE_NVML"};
   fs::path directory_;
   fs::path smi_;
 };

@@ -160,8 +160,9 @@ TEST(ProcDriverVersion, FileWithoutNvrmLineIsRefused) {
 }
 
 TEST(ProcDriverVersion, NvrmLineWithoutVersionIsRefused) {
-  const auto version = parseProcDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for "
-                                              "x86_64\n");
+  const auto version = parseProcDriverVersion(
+      "NVRM version: NVIDIA UNIX Open Kernel Module for "
+      "x86_64\n");
   ASSERT_FALSE(version.ok());
   EXPECT_NE(version.error().message.find("no version after 'Kernel Module'"), std::string::npos);
 }

@@ -29,10 +29,9 @@ std::size_t row(const VerdictMatrix& matrix, const std::string& tag) {
 
 TEST(VerdictMatrix, RowsAreReleasesAndColumnsAscendingBranches) {
   catalog::Catalog shuffled = fixture::catalog();
-  std::shuffle(shuffled.driverBranches.begin(), shuffled.driverBranches.end(),
-               std::mt19937(42));
-  const auto matrix = buildVerdictMatrix(
-      shuffled, representativeGpuName(GpuClass::DataCenter), CpuArch::Amd64, kToday);
+  std::shuffle(shuffled.driverBranches.begin(), shuffled.driverBranches.end(), std::mt19937(42));
+  const auto matrix = buildVerdictMatrix(shuffled, representativeGpuName(GpuClass::DataCenter),
+                                         CpuArch::Amd64, kToday);
   EXPECT_EQ(matrix.releaseTags, (std::vector<std::string>{"25.04", "25.06", "25.09", "25.10"}));
   ASSERT_EQ(matrix.branches.size(), fixture::catalog().driverBranches.size());
   EXPECT_TRUE(std::is_sorted(matrix.branches.begin(), matrix.branches.end()));
@@ -103,8 +102,8 @@ TEST(VerdictMatrix, EmptyCatalogGivesAnEmptyMatrix) {
 }
 
 TEST(VerdictMatrix, RepresentativeGpuNamesClassBackToTheirClass) {
-  for (const GpuClass gpuClass : {GpuClass::DataCenter, GpuClass::Workstation, GpuClass::Consumer,
-                                  GpuClass::Unknown}) {
+  for (const GpuClass gpuClass :
+       {GpuClass::DataCenter, GpuClass::Workstation, GpuClass::Consumer, GpuClass::Unknown}) {
     EXPECT_EQ(classifyGpu(representativeGpuName(gpuClass)), gpuClass) << toString(gpuClass);
   }
 }

@@ -66,8 +66,8 @@ TEST(Verdict, SupportedVerdictHasNoWarningsAndNoUpgrade) {
 }
 
 TEST(Verdict, EveryReasonAndWarningIsACompleteSentence) {
-  const char* drivers[] = {"", "470.57.02", "535.85.05", "535.104.05", "545.23.08",
-                           "550.54.15", "560.35.05", "575.0", "580.65.06"};
+  const char* drivers[] = {"",          "470.57.02", "535.85.05", "535.104.05", "545.23.08",
+                           "550.54.15", "560.35.05", "575.0",     "580.65.06"};
   const char* gpus[] = {"NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000",
                         "Some Card", ""};
   for (const auto& release : fixture::catalog().releases) {
@@ -126,8 +126,7 @@ TEST(Verdict, LongTermBranchPastItsEndOfLifeIsNotRecommended) {
 TEST(Verdict, UpgradeFallsBackToABranchDriverWhenTheToolkitTableHasNone) {
   catalog::Catalog catalog = fixture::catalog();
   catalog.toolkitDrivers.clear();
-  const auto verdict =
-      evaluateCompat(fixture::release("25.09"), catalog, query("550.54.15"));
+  const auto verdict = evaluateCompat(fixture::release("25.09"), catalog, query("550.54.15"));
   ASSERT_TRUE(verdict.upgradeTo.has_value());
   EXPECT_EQ(verdict.upgradeTo->text(), "575.64.05");  // the R575 representative
 }
@@ -136,8 +135,7 @@ TEST(Verdict, UpgradeNamesTheBranchWhenNoDriverIsKnownAtAll) {
   catalog::Catalog catalog = fixture::catalog();
   catalog.toolkitDrivers.clear();
   catalog.driverBranches.clear();
-  const auto verdict =
-      evaluateCompat(fixture::release("25.09"), catalog, query("550.54.15"));
+  const auto verdict = evaluateCompat(fixture::release("25.09"), catalog, query("550.54.15"));
   EXPECT_FALSE(verdict.upgradeTo.has_value());
   EXPECT_EQ(verdict.reasons.back(), "Upgrade the driver to branch R575 or newer.");
 }
@@ -145,8 +143,7 @@ TEST(Verdict, UpgradeNamesTheBranchWhenNoDriverIsKnownAtAll) {
 TEST(Verdict, BranchUnknownToTheCatalogIsTreatedAsOutsideTheMatrix) {
   catalog::Catalog catalog = fixture::catalog();
   std::erase_if(catalog.driverBranches, [](const auto& b) { return b.branch == 535; });
-  const auto verdict =
-      evaluateCompat(fixture::release("25.09"), catalog, query("535.104.05"));
+  const auto verdict = evaluateCompat(fixture::release("25.09"), catalog, query("535.104.05"));
   EXPECT_EQ(verdict.status, VerdictStatus::ForwardCompatible);
   EXPECT_TRUE(mentions(verdict.warnings, "R535 is not in NVIDIA's current forward-compatibility"));
 }
@@ -171,16 +168,17 @@ TEST(Verdict, EmptyDateMeansTodayWithoutAWarning) {
   EXPECT_EQ(verdict.status, VerdictStatus::ForwardCompatible);
   EXPECT_FALSE(mentions(verdict.warnings, "YYYY-MM-DD"));
   const bool reached = "2026-06" < todayUtc();
-  EXPECT_TRUE(mentions(verdict.warnings, reached ? "R535 reached end of life"
-                                                 : "R535 reaches end of life"));
+  EXPECT_TRUE(mentions(verdict.warnings,
+                       reached ? "R535 reached end of life" : "R535 reaches end of life"));
 }
 
 TEST(Verdict, ReleasePublishedForNoArchitectureSaysSo) {
   catalog::Release release = fixture::release("25.09");
   release.architectures.clear();
   const auto verdict = evaluateCompat(release, fixture::catalog(), query("580.65.06"));
-  EXPECT_EQ(verdict.reasons.front(), "25.09 is published for no CPU architecture; this host is "
-                                     "amd64.");
+  EXPECT_EQ(verdict.reasons.front(),
+            "25.09 is published for no CPU architecture; this host is "
+            "amd64.");
 }
 
 TEST(Verdict, TodayUtcIsAnIsoDate) {

@@ -133,7 +133,7 @@ TEST_P(ArtifactMatrix, DockerRunSelectsGpusPassesEnvAndKeepsEntrypoint) {
   EXPECT_EQ(words[1], "run");
   const auto gpus = std::find(words.begin(), words.end(), "--gpus");
   ASSERT_NE(gpus, words.end());
-  EXPECT_EQ(*(gpus + 1), param_.gpus == 16 ? "all"
+  EXPECT_EQ(*(gpus + 1), param_.gpus == 16  ? "all"
                          : param_.gpus == 8 ? "\"device=0,1,2,3,4,5,6,7\""
                                             : "\"device=0\"");
   const auto has = [&words](const std::string& word) {
@@ -358,17 +358,16 @@ TEST_P(ArtifactMatrix, KubernetesCommentCarriesTheEngineArgs) {
   // The comment of the Job for several nodes (after the Service), of the Pod for one.
   EXPECT_EQ(manifest.find("---\n") < at, param_.nodes > 1);
   const auto end = manifest.find('\n', at);
-  const auto args =
-      YAML::Load(manifest.substr(at + marker.size(), end - at - marker.size()))
-          .as<std::vector<std::string>>();
+  const auto args = YAML::Load(manifest.substr(at + marker.size(), end - at - marker.size()))
+                        .as<std::vector<std::string>>();
   EXPECT_EQ(args, trainbenchRunArguments(resolved_, VariableStyle::Kubernetes));
   EXPECT_EQ(optionValue(args, "--nproc-per-node"), std::to_string(param_.gpus));
   EXPECT_EQ(optionValue(args, "--node-rank"), param_.nodes > 1 ? "$(NODE_RANK)" : "");
   EXPECT_EQ(optionValue(args, "--master-addr"), param_.nodes > 1 ? "$(MASTER_ADDR)" : "");
   // The manifest itself still trains with torchrun.
   const auto documents = YAML::LoadAll(manifest);
-  const YAML::Node spec = param_.nodes > 1 ? documents[1]["spec"]["template"]["spec"]
-                                           : documents[0]["spec"];
+  const YAML::Node spec =
+      param_.nodes > 1 ? documents[1]["spec"]["template"]["spec"] : documents[0]["spec"];
   EXPECT_EQ(spec["containers"][0]["args"][0].as<std::string>(), "torchrun");
 }
 
@@ -470,10 +469,9 @@ TEST(SlurmScript, NodeRankAndMasterAddressAreExpandedPerTask) {
       " --master_addr=gpu-07 --master_port=29500 --nproc_per_node=8 train.py --deepspeed "
       "ds_config.json";
   const std::string env = " NCCL_SOCKET_IFNAME=eth0";
-  EXPECT_EQ(calls, (std::vector<std::string>{engine + "0" + engineRest + env,
-                                             engine + "1" + engineRest + env,
-                                             torchrun + "0" + torchrunRest + env,
-                                             torchrun + "1" + torchrunRest + env}));
+  EXPECT_EQ(calls, (std::vector<std::string>{
+                       engine + "0" + engineRest + env, engine + "1" + engineRest + env,
+                       torchrun + "0" + torchrunRest + env, torchrun + "1" + torchrunRest + env}));
   fs::remove_all(dir);
 }
 

@@ -65,7 +65,8 @@ int shellCheck(const std::string& shell, const std::string& script) {
 }
 
 TEST(SlurmJob, PyxisRunsTheCommandInTheGivenImageWithEachNodesLog) {
-  const std::string script = slurmJobArtifact(jobFor(1, ContainerRuntime::Pyxis), "j.sbatch").content;
+  const std::string script =
+      slurmJobArtifact(jobFor(1, ContainerRuntime::Pyxis), "j.sbatch").content;
   EXPECT_EQ(shellCheck("/bin/bash", script), 0) << script;
   const std::string lines = directives(script);
   EXPECT_NE(lines.find("--job-name=tb-base-1"), std::string::npos) << lines;
@@ -84,7 +85,8 @@ TEST(SlurmJob, PyxisRunsTheCommandInTheGivenImageWithEachNodesLog) {
   for (const auto& command : parseShellCommands(script)) {
     if (command.size() == 2 && command[0] == "export") exported.push_back(command[1]);
   }
-  EXPECT_EQ(exported, (std::vector<std::string>{"NCCL_SOCKET_IFNAME=eth0", "TB_ABLATION_LABEL=Base"}));
+  EXPECT_EQ(exported,
+            (std::vector<std::string>{"NCCL_SOCKET_IFNAME=eth0", "TB_ABLATION_LABEL=Base"}));
 }
 
 TEST(SlurmJob, ApptainerWrapsTheCommandAndBareMetalRunsItAsItIs) {
@@ -111,8 +113,8 @@ TEST(SlurmJob, ApptainerWrapsTheCommandAndBareMetalRunsItAsItIs) {
 // takes NODE_RANK from its own SLURM_NODEID; node 0's address is set once.
 TEST(SlurmJob, SeveralNodesExpandTheRankPerTask) {
   ClusterJob job = jobFor(2, ContainerRuntime::Pyxis);
-  job.command = {"trainbench", "run", "--node-rank", "${NODE_RANK}", "--master-addr",
-                 "${MASTER_ADDR}"};
+  job.command = {"trainbench",   "run",           "--node-rank",
+                 "${NODE_RANK}", "--master-addr", "${MASTER_ADDR}"};
   const std::string script = slurmJobArtifact(job, "j.sbatch").content;
   EXPECT_EQ(shellCheck("/bin/bash", script), 0) << script;
   EXPECT_NE(directives(script).find("--nodes=2"), std::string::npos);
@@ -169,7 +171,8 @@ TEST(TorchrunJob, RunsTheLauncherWithItsOutputInThisNodesLog) {
   namespace fs = std::filesystem;
   ClusterJob job = jobFor(1, ContainerRuntime::None);
   job.command = {"sh", "-c", "echo \"rank=$NODE_RANK label=$TB_ABLATION_LABEL\"; echo oops >&2"};
-  const fs::path dir = fs::temp_directory_path() / ("tb-torchrun-job-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("tb-torchrun-job-" + std::to_string(::getpid()));
   fs::create_directories(dir / "logs/Base/1");
   const std::string script = torchrunJobArtifact(job, "j.sh").content;
   EXPECT_EQ(shellCheck("/bin/sh", script), 0) << script;

@@ -27,8 +27,8 @@ FileReport validateFixture(const std::string& name) {
 std::string describe(const FileReport& report) {
   std::string text;
   for (const Finding& f : report.findings) {
-    text += std::string(toString(f.severity)) + " " + f.rule + " line " +
-            std::to_string(f.line) + " " + f.path + ": " + f.message + "\n";
+    text += std::string(toString(f.severity)) + " " + f.rule + " line " + std::to_string(f.line) +
+            " " + f.path + ": " + f.message + "\n";
   }
   return text;
 }
@@ -54,11 +54,10 @@ class ValidatorBreaksRule : public ::testing::TestWithParam<BadCase> {};
 TEST_P(ValidatorBreaksRule, ReportsTheRuleAtItsPlace) {
   const BadCase& expected = GetParam();
   const FileReport report = validateFixture(expected.fixture);
-  const auto match = std::find_if(report.findings.begin(), report.findings.end(),
-                                  [&expected](const Finding& f) {
-                                    return f.rule == expected.rule &&
-                                           f.severity == expected.severity;
-                                  });
+  const auto match =
+      std::find_if(report.findings.begin(), report.findings.end(), [&expected](const Finding& f) {
+        return f.rule == expected.rule && f.severity == expected.severity;
+      });
   ASSERT_NE(match, report.findings.end()) << "findings:\n" << describe(report);
   EXPECT_EQ(match->line, expected.line) << describe(report);
   EXPECT_EQ(match->path, expected.path) << describe(report);
@@ -89,13 +88,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_command.yaml", "entrypoint", kWarning, 9, "spec.containers[0].command"},
         BadCase{"bad_ifname_16gpu.yaml", "nccl-socket-ifname", kError, 13,
                 "spec.containers[0].env[1].value"},
-        BadCase{"missing_ifname.yaml", "nccl-socket-ifname", kWarning, 7,
-                "spec.containers[0].env"},
+        BadCase{"missing_ifname.yaml", "nccl-socket-ifname", kWarning, 7, "spec.containers[0].env"},
         BadCase{"bad_unquoted_bool.yaml", "env-value-type", kError, 13,
                 "spec.containers[0].env[1].value"},
         BadCase{"unknown_tag.yaml", "image-tag", kWarning, 8, "spec.containers[0].image"},
-        BadCase{"bad_arch.yaml", "image-arch", kError, 7,
-                "spec.nodeSelector[kubernetes.io/arch]"},
+        BadCase{"bad_arch.yaml", "image-arch", kError, 7, "spec.nodeSelector[kubernetes.io/arch]"},
         BadCase{"bad_too_many_gpus.yaml", "gpu-resources", kError, 16,
                 "spec.containers[0].resources.limits[nvidia.com/gpu]"},
         BadCase{"odd_gpu_count.yaml", "gpu-resources", kWarning, 16,
@@ -122,12 +119,14 @@ TEST_P(ValidatorAcceptsGoodFile, HasNoErrorsOrWarnings) {
   EXPECT_EQ(report.count(Severity::Warning), 0) << describe(report);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    GoodFiles, ValidatorAcceptsGoodFile,
-    ::testing::Values("good_ds_zero3.json", "good_ds_empty_prefetch.json", "good.env",
-                      "good_pod.yaml", "good_job_16gpu.yaml", "good_arm64_2510.yaml",
-                      "good.Dockerfile", "good_training_args.py"),
-    [](const ::testing::TestParamInfo<const char*>& param) { return testName(param.param); });
+INSTANTIATE_TEST_SUITE_P(GoodFiles, ValidatorAcceptsGoodFile,
+                         ::testing::Values("good_ds_zero3.json", "good_ds_empty_prefetch.json",
+                                           "good.env", "good_pod.yaml", "good_job_16gpu.yaml",
+                                           "good_arm64_2510.yaml", "good.Dockerfile",
+                                           "good_training_args.py"),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                           return testName(param.param);
+                         });
 
 TEST(ValidatorRules, OtherBaseImageIsNotHeldToTheImageRules) {
   const FileReport report = validateFixture("other_base.Dockerfile");
@@ -172,9 +171,8 @@ TEST(ValidateFile, MissingFileIsNotFoundNamingThePath) {
 }
 
 TEST(ValidateFiles, EachFileInOrderWithProgressAndAStopBetweenFiles) {
-  const std::vector<std::filesystem::path> paths{fixture("bad_arch.yaml"),
-                                                 fixture("no_such_file.json"),
-                                                 fixture("bad_command.yaml")};
+  const std::vector<std::filesystem::path> paths{
+      fixture("bad_arch.yaml"), fixture("no_such_file.json"), fixture("bad_command.yaml")};
   std::vector<std::int64_t> done;
   const auto all = validateFiles(paths, FileKind::Auto, catalog::builtinCatalog(), {},
                                  [&done](const Progress& p) {
@@ -188,23 +186,22 @@ TEST(ValidateFiles, EachFileInOrderWithProgressAndAStopBetweenFiles) {
   EXPECT_EQ(done, (std::vector<std::int64_t>{1, 2, 3}));
 
   const StopSource stop;
-  const auto stopped = validateFiles(paths, FileKind::Auto, catalog::builtinCatalog(),
-                                     stop.token(), [&stop](const Progress&) { stop.requestStop(); });
+  const auto stopped = validateFiles(paths, FileKind::Auto, catalog::builtinCatalog(), stop.token(),
+                                     [&stop](const Progress&) { stop.requestStop(); });
   EXPECT_EQ(stopped.size(), 1U);
 }
 
 TEST(ValidateFile, DirectoryIsBadInput) {
-  const auto report =
-      validateFile(std::string(TB_TEST_DATA_DIR) + "/config", FileKind::Auto,
-                   catalog::builtinCatalog());
+  const auto report = validateFile(std::string(TB_TEST_DATA_DIR) + "/config", FileKind::Auto,
+                                   catalog::builtinCatalog());
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().kind, ErrorKind::BadInput);
 }
 
 TEST(ValidateContent, EmptyAndBinaryInputsAreFindingsNotCrashes) {
   const auto& catalog = catalog::builtinCatalog();
-  for (FileKind kind : {FileKind::DeepSpeedJson, FileKind::KubernetesManifest,
-                        FileKind::Dockerfile, FileKind::EnvFile}) {
+  for (FileKind kind : {FileKind::DeepSpeedJson, FileKind::KubernetesManifest, FileKind::Dockerfile,
+                        FileKind::EnvFile}) {
     const std::string binary("\x00\xff\xfe{[: \x01", 8);
     EXPECT_NO_THROW((void)validateContent("f", "", kind, catalog));
     EXPECT_NO_THROW((void)validateContent("f", binary, kind, catalog));

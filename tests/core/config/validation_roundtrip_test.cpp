@@ -28,11 +28,11 @@ TEST_P(GeneratedArtifactsValidate, WithoutErrorsOrWarnings) {
   config.checkpointOptimization = true;
   auto resolved = resolveConfig(config, catalog::builtinCatalog());
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;
-  for (ArtifactKind kind : {ArtifactKind::Env, ArtifactKind::Kubernetes,
-                            ArtifactKind::DeepSpeed, ArtifactKind::TrainingArgs}) {
+  for (ArtifactKind kind : {ArtifactKind::Env, ArtifactKind::Kubernetes, ArtifactKind::DeepSpeed,
+                            ArtifactKind::TrainingArgs}) {
     const Artifact artifact = generateArtifact(*resolved, kind);
-    const FileReport report = validateContent(artifact.fileName, artifact.content,
-                                              FileKind::Auto, catalog::builtinCatalog());
+    const FileReport report = validateContent(artifact.fileName, artifact.content, FileKind::Auto,
+                                              catalog::builtinCatalog());
     SCOPED_TRACE(artifact.fileName + ":\n" + artifact.content);
     for (const Finding& finding : report.findings) {
       EXPECT_EQ(finding.severity, Severity::Info) << finding.rule << ": " << finding.message;

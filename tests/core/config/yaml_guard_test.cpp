@@ -67,14 +67,15 @@ TEST(YamlGuard, ReadsValidYamlAsLoadAllDoes) {
 }
 
 TEST(YamlGuard, ControlCharactersAreNotText) {
-  EXPECT_EQ(controlCharacter(std::string_view("a: 1\nb: \0", 10)), (std::pair<int, unsigned char>{2, 0}));
+  EXPECT_EQ(controlCharacter(std::string_view("a: 1\nb: \0", 10)),
+            (std::pair<int, unsigned char>{2, 0}));
   EXPECT_EQ(controlCharacter("a:\t1\r\n"), std::nullopt);
 }
 
 TEST(YamlGuard, TheValidatorSaysSoInsteadOfHanging) {
-  const FileReport report = validateContent("job.yaml", "apiVersion: v1\n---\n\"\",x\n",
-                                            FileKind::KubernetesManifest,
-                                            catalog::builtinCatalog());
+  const FileReport report =
+      validateContent("job.yaml", "apiVersion: v1\n---\n\"\",x\n", FileKind::KubernetesManifest,
+                      catalog::builtinCatalog());
   ASSERT_EQ(report.findings.size(), 1u);
   EXPECT_EQ(report.findings.front().rule, "parse");
   EXPECT_EQ(report.findings.front().line, 3);

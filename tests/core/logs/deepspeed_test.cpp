@@ -95,7 +95,8 @@ TEST(DeepSpeedLog, UnlabelledStepGivesWayToTheProgressLinesGlobalStep) {
   // accumulation the progress line of the same engine.step() says which
   // optimizer step it is.
   const auto fed = feedLines(
-      "[2022-08-29 06:58:56,175] [INFO] [logging.py:69:log_dist] [Rank 0] step=20, skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n"
+      "[2022-08-29 06:58:56,175] [INFO] [logging.py:69:log_dist] [Rank 0] step=20, skipped=0, "
+      "lr=[0.0001], mom=[(0.9, 0.999)]\n"
       "[2022-08-29 06:58:56,176] [INFO] [timer.py:198:stop] 0/80, RunningAvgSamplesPerSec=232.7, "
       "CurrSamplesPerSec=227.5, MemAllocated=0.36GB, MaxMemAllocated=15.06GB\n"
       "[2022-08-29 06:59:01,702] [INFO] [timer.py:198:stop] 0/160, RunningAvgSamplesPerSec=232.1, "
@@ -195,8 +196,8 @@ TEST(DeepSpeedLog, FlopsProfilerSummaryJoinsItsStep) {
   const auto& step = fed.steps[0];
   EXPECT_EQ(step.step, 10);
   EXPECT_DOUBLE_EQ(*step.learningRate, 1e-4);
-  EXPECT_DOUBLE_EQ(*step.tflopsPerGpu, 102.0);                  // fwd+bwd FLOPS per GPU, in TFLOPS
-  EXPECT_DOUBLE_EQ(*step.stepTimeSeconds, 184.73 * 1e-3);       // iter latency: 184.73 ms
+  EXPECT_DOUBLE_EQ(*step.tflopsPerGpu, 102.0);             // fwd+bwd FLOPS per GPU, in TFLOPS
+  EXPECT_DOUBLE_EQ(*step.stepTimeSeconds, 184.73 * 1e-3);  // iter latency: 184.73 ms
   expectJobSamples(step, 433.07);
   EXPECT_EQ(*fed.run.worldSize, 1);
 }
@@ -231,7 +232,8 @@ TEST(DeepSpeedLog, ProfilerUnitsAndNegativeTimings) {
       "Profile Summary at step 1:\n"
       "fwd+bwd FLOPS per GPU = 3 * fwd FLOPs per GPU / (fwd+bwd latency): 772.89 GFLOPS\n"
       "iter latency:                                                           -2.86511e+08 us\n"
-      "FLOPS per GPU = 3 * fwd flops per GPU / iter latency:                   -1.16192e+18 uFLOPS\n"
+      "FLOPS per GPU = 3 * fwd flops per GPU / iter latency:                   -1.16192e+18 "
+      "uFLOPS\n"
       "samples/second:                                                         -0.5\n");
   ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
   ASSERT_EQ(fed.steps.size(), 1U);
@@ -250,7 +252,7 @@ TEST(DeepSpeedLog, MixedStreamSkipsOtherLoggersAndFindsOverflowBehindAProgressBa
   EXPECT_EQ(fed.steps[0].step, 10);
   EXPECT_DOUBLE_EQ(*fed.steps[0].stepTimeSeconds, 0.5);  // 64 / 128
   EXPECT_DOUBLE_EQ(*fed.steps[0].memoryBytes, 9.25 * kGiB);
-  EXPECT_FALSE(fed.steps[0].skippedUpdate);  // 1 of 10 skipped
+  EXPECT_FALSE(fed.steps[0].skippedUpdate);     // 1 of 10 skipped
   EXPECT_FALSE(fed.steps[0].loss.has_value());  // the Trainer's dicts are not DeepSpeed's
   EXPECT_EQ(fed.steps[1].step, 20);
   EXPECT_DOUBLE_EQ(*fed.steps[1].learningRate, 2e-5);
@@ -273,8 +275,9 @@ TEST(DeepSpeedLog, MalformedProgressLineNamesOriginAndLine) {
   const auto fed = readDeepSpeed("deepspeed/malformed_progress.log");
   ASSERT_FALSE(fed.status.ok());
   EXPECT_EQ(fed.status.error().kind, ErrorKind::Parse);
-  EXPECT_NE(fed.status.error().message.find("deepspeed/malformed_progress.log:3: expected 'skipped=N'"),
-            std::string::npos)
+  EXPECT_NE(
+      fed.status.error().message.find("deepspeed/malformed_progress.log:3: expected 'skipped=N'"),
+      std::string::npos)
       << fed.status.error().message;
 }
 
@@ -299,33 +302,44 @@ TEST(DeepSpeedLog, BreakdownValueThatIsNoNumberNamesItsTimer) {
 TEST(DeepSpeedLog, ClaimsItsEngineLinesOnly) {
   EXPECT_TRUE(detail::deepSpeedClaimsLine(
       "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] epoch=0/micro_step=10/global_step=10, "
-      "RunningAvgSamplesPerSec=220.69530887096045, CurrSamplesPerSec=222.88787331278564, MemAllocated=0.07GB, "
+      "RunningAvgSamplesPerSec=220.69530887096045, CurrSamplesPerSec=222.88787331278564, "
+      "MemAllocated=0.07GB, "
       "MaxMemAllocated=1.36GB"));
   EXPECT_TRUE(detail::deepSpeedClaimsLine(
-      "[2022-08-29 06:58:56,176] [INFO] [timer.py:198:stop] 0/20, RunningAvgSamplesPerSec=232.7340551694273, "
+      "[2022-08-29 06:58:56,176] [INFO] [timer.py:198:stop] 0/20, "
+      "RunningAvgSamplesPerSec=232.7340551694273, "
       "CurrSamplesPerSec=227.48090316379353, MemAllocated=0.36GB, MaxMemAllocated=15.06GB"));
   EXPECT_TRUE(detail::deepSpeedClaimsLine(
       "[timer.py:189:stop] 0/10, SamplesPerSec=45.87, MemAllocated=2.1GB, MaxMemAllocated=6.45GB"));
+  EXPECT_TRUE(
+      detail::deepSpeedClaimsLine("[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank "
+                                  "0] step=10, skipped=10, lr=[0.0001], "
+                                  "mom=[(0.9, 0.999)]"));
+  EXPECT_TRUE(
+      detail::deepSpeedClaimsLine("[Rank 0] time (ms) | fwd_microstep: 6567.68 | bwd_microstep: "
+                                  "17950.36 | step_microstep: 1139.27"));
+  EXPECT_TRUE(
+      detail::deepSpeedClaimsLine("[Rank 0] time (ms) | forward: 40.12 | backward: 80.25 | "
+                                  "backward_inner: 75.00 | step: 12.50"));
   EXPECT_TRUE(detail::deepSpeedClaimsLine(
-      "[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=10, lr=[0.0001], "
-      "mom=[(0.9, 0.999)]"));
-  EXPECT_TRUE(detail::deepSpeedClaimsLine(
-      "[Rank 0] time (ms) | fwd_microstep: 6567.68 | bwd_microstep: 17950.36 | step_microstep: 1139.27"));
-  EXPECT_TRUE(detail::deepSpeedClaimsLine(
-      "[Rank 0] time (ms) | forward: 40.12 | backward: 80.25 | backward_inner: 75.00 | step: 12.50"));
-  EXPECT_TRUE(detail::deepSpeedClaimsLine("steps: 10 loss: 7.1234 iter time (s): 1.234 samples/sec: 207.455"));
+      "steps: 10 loss: 7.1234 iter time (s): 1.234 samples/sec: 207.455"));
   EXPECT_TRUE(detail::deepSpeedClaimsLine(
       "-------------------------- DeepSpeed Flops Profiler --------------------------"));
 
   // Megatron-LM's own old timers have the same `time (ms) |` head.
-  EXPECT_FALSE(detail::deepSpeedClaimsLine("time (ms) | forward: 250.12 | backward: 500.34 | optimizer: 50.01"));
   EXPECT_FALSE(detail::deepSpeedClaimsLine(
-      "[2023-08-02 00:41:08,100] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.10.0, "
-      "git-hash=unknown, git-branch=unknown"));
-  EXPECT_FALSE(detail::deepSpeedClaimsLine("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536"));
-  EXPECT_FALSE(detail::deepSpeedClaimsLine("{'loss': 2.3456, 'grad_norm': 1.23, 'learning_rate': 1e-05, 'epoch': 0.1}"));
+      "time (ms) | forward: 250.12 | backward: 500.34 | optimizer: 50.01"));
+  EXPECT_FALSE(
+      detail::deepSpeedClaimsLine("[2023-08-02 00:41:08,100] [INFO] [logging.py:96:log_dist] [Rank "
+                                  "0] DeepSpeed info: version=0.10.0, "
+                                  "git-hash=unknown, git-branch=unknown"));
   EXPECT_FALSE(detail::deepSpeedClaimsLine(
-      " iteration       10/     100 | consumed samples:          640 | elapsed time per iteration (ms): 201.5 |"));
+      "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536"));
+  EXPECT_FALSE(detail::deepSpeedClaimsLine(
+      "{'loss': 2.3456, 'grad_norm': 1.23, 'learning_rate': 1e-05, 'epoch': 0.1}"));
+  EXPECT_FALSE(
+      detail::deepSpeedClaimsLine(" iteration       10/     100 | consumed samples:          640 | "
+                                  "elapsed time per iteration (ms): 201.5 |"));
   EXPECT_FALSE(detail::deepSpeedClaimsLine("step: 10  loss: 7.1  tps: 1,234"));
 }
 
@@ -354,7 +368,8 @@ TEST(DeepSpeedImport, DetectsAndImportsAFixture) {
   // printed records (steps 10 and 20 here): both count.
   EXPECT_EQ(imported->skippedRecords, 0);
   ASSERT_TRUE(imported->medians.samplesPerSecond.has_value());
-  EXPECT_DOUBLE_EQ(*imported->medians.samplesPerSecond, (222.88787331278564 + 224.01234567890123) / 2);
+  EXPECT_DOUBLE_EQ(*imported->medians.samplesPerSecond,
+                   (222.88787331278564 + 224.01234567890123) / 2);
 }
 
 // A DeepSpeed log with steps_per_print 1: records for global steps 1 to 4.
@@ -364,9 +379,11 @@ std::string everyStepLog() {
     const std::string n = std::to_string(step);
     text += "[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank 0] step=" + n +
             ", skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n";
-    text += "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] epoch=0/micro_step=" + n + "/global_step=" + n +
-            ", RunningAvgSamplesPerSec=" + (step <= 2 ? std::string("-inf") : std::to_string(step * 10)) +
-            ", CurrSamplesPerSec=" + std::to_string(step * 10) + ".0, MemAllocated=0.07GB, MaxMemAllocated=1.36GB\n";
+    text += "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] epoch=0/micro_step=" + n +
+            "/global_step=" + n + ", RunningAvgSamplesPerSec=" +
+            (step <= 2 ? std::string("-inf") : std::to_string(step * 10)) +
+            ", CurrSamplesPerSec=" + std::to_string(step * 10) +
+            ".0, MemAllocated=0.07GB, MaxMemAllocated=1.36GB\n";
   }
   return text;
 }

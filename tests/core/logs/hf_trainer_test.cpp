@@ -118,8 +118,8 @@ TEST(HfTrainer, ResultsWithoutTrainRuntimeAreRefusedSayingSo) {
   const Read r = read(path);
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
-  EXPECT_EQ(r.status.error().message.rfind(path.string() + ":1: no train_runtime: no training throughput in this file",
-                                           0),
+  EXPECT_EQ(r.status.error().message.rfind(
+                path.string() + ":1: no train_runtime: no training throughput in this file", 0),
             0U)
       << r.status.error().message;
   // Through the importer: the same refusal, not "found none".
@@ -134,14 +134,17 @@ TEST(HfTrainer, StateWithOnlyEvalEntriesIsRefusedSayingSo) {
   const auto dir = std::filesystem::temp_directory_path() / "tb_hf_trainer_eval_only";
   std::filesystem::create_directories(dir);
   const auto path = dir / "trainer_state.json";
-  std::ofstream(path) << "{\n  \"global_step\": 20,\n  \"log_history\": [\n    {\n      \"epoch\": 1.0,\n"
-                         "      \"eval_loss\": 2.5,\n      \"eval_runtime\": 3.0,\n      \"step\": 20\n    }\n  ],\n"
-                         "  \"max_steps\": 20\n}\n";
+  std::ofstream(path)
+      << "{\n  \"global_step\": 20,\n  \"log_history\": [\n    {\n      \"epoch\": 1.0,\n"
+         "      \"eval_loss\": 2.5,\n      \"eval_runtime\": 3.0,\n      \"step\": 20\n    }\n  "
+         "],\n"
+         "  \"max_steps\": 20\n}\n";
   const Read r = read(path);
   std::filesystem::remove_all(dir);
   ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.error().message.find("trainer_state.json:1: no train_runtime: no training throughput in this "
-                                          "file (and no training entry in log_history)"),
+  EXPECT_NE(r.status.error().message.find(
+                "trainer_state.json:1: no train_runtime: no training throughput in this "
+                "file (and no training entry in log_history)"),
             std::string::npos)
       << r.status.error().message;
 }
@@ -161,9 +164,9 @@ TEST(HfTrainer, ASummaryWithoutTrainRuntimeImportsWithoutThroughput) {
   EXPECT_FALSE(imported->medians.samplesPerSecond);
   EXPECT_FALSE(imported->medians.stepTimeSeconds);
   EXPECT_EQ(imported->missing,
-            (std::vector<std::string>{"learning_rate", "grad_norm", "step_time_s", "samples_per_s", "tokens_per_s",
-                                      "tflops_per_gpu", "mfu", "memory", "world_size", "global_batch",
-                                      "sequence_length"}));
+            (std::vector<std::string>{"learning_rate", "grad_norm", "step_time_s", "samples_per_s",
+                                      "tokens_per_s", "tflops_per_gpu", "mfu", "memory",
+                                      "world_size", "global_batch", "sequence_length"}));
 }
 
 TEST(HfTrainer, OldestKeySetWithoutGradNorm) {
@@ -191,7 +194,8 @@ TEST(HfTrainer, PythonNanAndInfinityAreRead) {
   EXPECT_DOUBLE_EQ(*r.steps[2].loss, 9.5);
   // global_step 30 of max_steps 100 and no summary: a checkpoint's state.
   EXPECT_TRUE(r.run.partial);
-  EXPECT_NE(r.run.partialReason.find("global_step 30 of max_steps 100"), std::string::npos) << r.run.partialReason;
+  EXPECT_NE(r.run.partialReason.find("global_step 30 of max_steps 100"), std::string::npos)
+      << r.run.partialReason;
   EXPECT_FALSE(r.run.summary);
 }
 
@@ -229,7 +233,9 @@ TEST(HfTrainer, TruncatedFileNamesTheByteWhereItEnds) {
   EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
   const std::string& message = r.status.error().message;
   EXPECT_NE(message.find("trainer_state_truncated.json:"), std::string::npos) << message;
-  EXPECT_NE(message.find("byte " + std::to_string(std::filesystem::file_size(path))), std::string::npos) << message;
+  EXPECT_NE(message.find("byte " + std::to_string(std::filesystem::file_size(path))),
+            std::string::npos)
+      << message;
   EXPECT_NE(message.find("end of input"), std::string::npos) << message;
 }
 
@@ -258,7 +264,8 @@ TEST(HfTrainer, DeepNestingIsRefusedWithItsByteBeforeItIsBuilt) {
   std::filesystem::create_directories(dir);
   const auto path = dir / "trainer_state.json";
   const std::string head = "{\n  \"log_history\": [\n    {\"loss\": ";
-  std::ofstream(path) << head << std::string(500000, '[') << std::string(500000, ']') << "}\n  ]\n}\n";
+  std::ofstream(path) << head << std::string(500000, '[') << std::string(500000, ']')
+                      << "}\n  ]\n}\n";
   const Read r = read(path);
   std::filesystem::remove_all(dir);
   ASSERT_FALSE(r.status.ok());
@@ -267,7 +274,8 @@ TEST(HfTrainer, DeepNestingIsRefusedWithItsByteBeforeItIsBuilt) {
   // The file, line 3, and the byte of the bracket that went one too deep:
   // the root object, log_history, the entry, then 254 of the loss's arrays.
   const std::size_t byte = head.size() + 253;
-  EXPECT_NE(message.find("trainer_state.json:3: JSON nested deeper than 256 levels at byte " + std::to_string(byte)),
+  EXPECT_NE(message.find("trainer_state.json:3: JSON nested deeper than 256 levels at byte " +
+                         std::to_string(byte)),
             std::string::npos)
       << message;
 }
@@ -282,22 +290,27 @@ TEST(HfTrainer, FolderWithoutTrainerFilesIsNotFound) {
 }
 
 TEST(HfTrainer, ClaimsTrainerFilesOnly) {
-  EXPECT_TRUE(detail::hfTrainerClaimsHead(test::readFixture("hf-trainer/trainer_state_cpt_crlf.json")));
+  EXPECT_TRUE(
+      detail::hfTrainerClaimsHead(test::readFixture("hf-trainer/trainer_state_cpt_crlf.json")));
   EXPECT_TRUE(detail::hfTrainerClaimsHead(test::readFixture("hf-trainer/train_results.json")));
-  EXPECT_TRUE(detail::hfTrainerClaimsHead(test::readFixture("hf-trainer/all_results_no_trainer.json")));
+  EXPECT_TRUE(
+      detail::hfTrainerClaimsHead(test::readFixture("hf-trainer/all_results_no_trainer.json")));
   EXPECT_TRUE(detail::hfTrainerClaimsHead("\xEF\xBB\xBF  {\"log_history\": []}"));
-  EXPECT_FALSE(detail::hfTrainerClaimsHead("{\"train_micro_batch_size_per_gpu\": 4, \"zero_optimization\": {}}"));
+  EXPECT_FALSE(detail::hfTrainerClaimsHead(
+      "{\"train_micro_batch_size_per_gpu\": 4, \"zero_optimization\": {}}"));
   EXPECT_FALSE(detail::hfTrainerClaimsHead("[{\"train_runtime\": 1}]"));
   EXPECT_FALSE(detail::hfTrainerClaimsHead(":::MLLOG {\"key\": \"run_start\"}"));
 }
 
 TEST(PythonJson, LiteralsAcrossBlockBoundariesAreRewrittenOutsideStrings) {
   // "Infinity" straddles the stream buffer's first 64 KiB block.
-  std::string text = "[\"NaN Infinity\"," + std::string(65536 - 20, ' ') + "Infinity, -Infinity, NaN, -1.5]";
+  std::string text =
+      "[\"NaN Infinity\"," + std::string(65536 - 20, ' ') + "Infinity, -Infinity, NaN, -1.5]";
   std::istringstream in(text);
   detail::PythonJsonStreamBuf buffer(in);
   std::istream filtered(&buffer);
-  const std::string rewritten{std::istreambuf_iterator<char>(filtered), std::istreambuf_iterator<char>()};
+  const std::string rewritten{std::istreambuf_iterator<char>(filtered),
+                              std::istreambuf_iterator<char>()};
   ASSERT_EQ(rewritten.size(), text.size());  // offsets into the file stay right
   const auto document = nlohmann::json::parse(rewritten);
   ASSERT_EQ(document.size(), 5U);
@@ -318,13 +331,15 @@ TEST(PythonJson, ANumberOutOfRangeIsAnErrorNotAnException) {
   detail::JsonTextError problem;
   const auto document = detail::parsePythonJson(R"({"loss": 1e999})", problem);
   EXPECT_FALSE(document.has_value());
-  EXPECT_NE(problem.reason.find("number overflow parsing '1e999'"), std::string::npos) << problem.reason;
+  EXPECT_NE(problem.reason.find("number overflow parsing '1e999'"), std::string::npos)
+      << problem.reason;
   EXPECT_EQ(problem.byte, 13U);  // the last byte of the number
 }
 
 TEST(PythonJson, DeepNestingIsAnErrorWithItsByte) {
   detail::JsonTextError problem;
-  const std::string text = R"({"data": )" + std::string(500000, '[') + std::string(500000, ']') + "}";
+  const std::string text =
+      R"({"data": )" + std::string(500000, '[') + std::string(500000, ']') + "}";
   EXPECT_FALSE(detail::parsePythonJson(text, problem).has_value());
   EXPECT_EQ(problem.reason, "JSON nested deeper than 256 levels");
   EXPECT_EQ(problem.byte, 9U + 255U);  // the object is level 1, the 256th '[' level 257

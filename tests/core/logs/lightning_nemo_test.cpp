@@ -119,17 +119,20 @@ TEST(LightningCsv, RowWithTooManyCellsIsAnError) {
 
 TEST(LightningCsv, NonNumberInAKnownColumnIsAnError) {
   auto format = detail::makeLightningCsvFormat("metrics.csv");
-  const auto r = feedText(*format, "epoch,reduced_train_loss,step\r\n0,1.5,1\r\n0,tensor(1.4),2\r\n0,1.3,3\r\n");
+  const auto r = feedText(
+      *format, "epoch,reduced_train_loss,step\r\n0,1.5,1\r\n0,tensor(1.4),2\r\n0,1.3,3\r\n");
   ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.error().message.find("metrics.csv:3: expected a number in column \"reduced_train_loss\", "
-                                          "found 'tensor(1.4)'"),
+  EXPECT_NE(r.status.error().message.find(
+                "metrics.csv:3: expected a number in column \"reduced_train_loss\", "
+                "found 'tensor(1.4)'"),
             std::string::npos)
       << r.status.error().message;
 }
 
 TEST(LightningCsv, QuotedCellWithALineBreakSpansLines) {
   auto format = detail::makeLightningCsvFormat("metrics.csv");
-  const auto r = feedText(*format, "epoch,\"odd\nname\",reduced_train_loss,step\r\n0,7,1.5,1\r\n0,7,1.25,2\r\n");
+  const auto r = feedText(
+      *format, "epoch,\"odd\nname\",reduced_train_loss,step\r\n0,7,1.5,1\r\n0,7,1.25,2\r\n");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
   ASSERT_EQ(r.steps.size(), 2U);
   EXPECT_DOUBLE_EQ(*r.steps[1].loss, 1.25);
@@ -158,8 +161,9 @@ TEST(LightningCsv, AnUnclosedQuoteIsReadInLinearTime) {
   auto format = detail::makeLightningCsvFormat("metrics.csv");
   const auto r = feedText(*format, text);
   ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.error().message.find("metrics.csv:2: expected a closing quote, found none in "),
-            std::string::npos)
+  EXPECT_NE(
+      r.status.error().message.find("metrics.csv:2: expected a closing quote, found none in "),
+      std::string::npos)
       << r.status.error().message;
 }
 
@@ -167,13 +171,16 @@ TEST(LightningCsv, RowBeforeAnyHeaderIsAnError) {
   auto format = detail::makeLightningCsvFormat("metrics.csv");
   const auto r = feedText(*format, "0,1.5,1\n");
   ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.error().message.find("metrics.csv:1: expected the metrics.csv header"), std::string::npos);
+  EXPECT_NE(r.status.error().message.find("metrics.csv:1: expected the metrics.csv header"),
+            std::string::npos);
 }
 
 TEST(LightningCsv, ClaimsTheHeaderLineOnly) {
+  EXPECT_TRUE(
+      detail::lightningCsvClaimsLine("consumed_samples,epoch,global_batch_size,global_step,lr,"
+                                     "reduced_train_loss,step,train_step_timing in s,val_loss"));
   EXPECT_TRUE(detail::lightningCsvClaimsLine(
-      "consumed_samples,epoch,global_batch_size,global_step,lr,reduced_train_loss,step,train_step_timing in s,val_loss"));
-  EXPECT_TRUE(detail::lightningCsvClaimsLine("lr-AdamW,step,train_loss_step,epoch,val_loss,train_loss_epoch"));
+      "lr-AdamW,step,train_loss_step,epoch,val_loss,train_loss_epoch"));
   EXPECT_FALSE(detail::lightningCsvClaimsLine("8.0,0,8.0,0.0,3.922e-06,1.653,0,9.875,"));
   EXPECT_FALSE(detail::lightningCsvClaimsLine("name,value"));  // no step
   EXPECT_FALSE(detail::lightningCsvClaimsLine(
@@ -213,7 +220,8 @@ TEST(NemoConsole, LaterFormStoppedEarlyIsPartial) {
   // `iteration 40/100` with global_step 39: iteration {n}/{total}.
   EXPECT_EQ(r.run.plannedSteps, 100);
   EXPECT_TRUE(r.run.partial);
-  EXPECT_NE(r.run.partialReason.find("iteration 40 of 100"), std::string::npos) << r.run.partialReason;
+  EXPECT_NE(r.run.partialReason.find("iteration 40 of 100"), std::string::npos)
+      << r.run.partialReason;
   EXPECT_EQ(r.run.globalBatch, 256);
 }
 
@@ -221,11 +229,13 @@ TEST(NemoConsole, MixedStreamKeepsOnlyTrainingLines) {
   const auto r = nemoText(
       "[rank0]: [NeMo I 2024-07-10 12:00:01 nemo_logging:381] setting up\n"
       "0: Training epoch 0, iteration 0/9 | lr: 1e-05 | global_step: 0 | reduced_train_loss: 10.5\n"
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": \"cache_clear\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+      "\"cache_clear\", "
       "\"value\": true, \"metadata\": {}}\n"
       " [2024-07-10 12:00:02] iteration        1/      10 | consumed samples:            8 |\n"
       "Epoch 0:  10%|#         | 1/10 [00:02<00:18, 2.00s/it]\n"
-      "\x1b[32m[default0]:Training epoch 0, iteration 1/9 | lr: 2e-05 | global_step: 1 | reduced_train_loss: 10.25\x1b[0m\n"
+      "\x1b[32m[default0]:Training epoch 0, iteration 1/9 | lr: 2e-05 | global_step: 1 | "
+      "reduced_train_loss: 10.25\x1b[0m\n"
       "Validation: iteration 1/10\n");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
   ASSERT_EQ(r.steps.size(), 2U);
@@ -245,8 +255,10 @@ TEST(NemoConsole, AFinishedRunLoggedEveryStepIsComplete) {
     std::string text = "[NeMo I 2024-07-10 12:00:01 nemo_logging:381] setting up\n";
     for (int n = 1; n <= 5; ++n) {
       const int iteration = laterForm ? n : n - 1;
-      text += "Training epoch 0, iteration " + std::to_string(iteration) + "/" + std::to_string(laterForm ? 5 : 4) +
-              " | lr: 1e-05 | global_step: " + std::to_string(n - 1) + " | reduced_train_loss: 2.5 | "
+      text += "Training epoch 0, iteration " + std::to_string(iteration) + "/" +
+              std::to_string(laterForm ? 5 : 4) +
+              " | lr: 1e-05 | global_step: " + std::to_string(n - 1) +
+              " | reduced_train_loss: 2.5 | "
               "train_step_timing in s: 0.5\n";
     }
     const auto path = dir / (laterForm ? "later.log" : "earlier.log");
@@ -268,8 +280,9 @@ TEST(NemoConsole, NonNumberInAKnownFieldIsAnError) {
       "Training epoch 0, iteration 1/9 | reduced_train_loss: 1.4 | global_step: 1\n");
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
-  EXPECT_NE(r.status.error().message.find("console.log:1: expected a number for \"reduced_train_loss\", found "
-                                          "'tensor(1.5)'"),
+  EXPECT_NE(r.status.error().message.find(
+                "console.log:1: expected a number for \"reduced_train_loss\", found "
+                "'tensor(1.5)'"),
             std::string::npos)
       << r.status.error().message;
 }
@@ -322,7 +335,8 @@ TEST(NemoDllogger, ANumberOutOfRangeIsAnErrorNotAnException) {
       "DLLL {\"type\": \"LOG\", \"step\": 4, \"data\": {\"reduced_train_loss\": 0.9}}\n");
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
-  EXPECT_NE(r.status.error().message.find("console.log:1: expected a JSON object after 'DLLL '"), std::string::npos)
+  EXPECT_NE(r.status.error().message.find("console.log:1: expected a JSON object after 'DLLL '"),
+            std::string::npos)
       << r.status.error().message;
   EXPECT_NE(r.status.error().message.find("number overflow parsing '1e999'"), std::string::npos)
       << r.status.error().message;
@@ -333,9 +347,10 @@ TEST(NemoDllogger, ANegativeOrHugeStepIsAnError) {
     const auto r = nemoText(std::string("DLLL {\"type\": \"LOG\", \"step\": ") + step +
                             ", \"data\": {\"reduced_train_loss\": 1.0}}\n");
     ASSERT_FALSE(r.status.ok()) << step;
-    EXPECT_NE(r.status.error().message.find(std::string("console.log:1: expected a whole, non-negative step number "
-                                                        "for \"step\", found '") +
-                                            step + "'"),
+    EXPECT_NE(r.status.error().message.find(
+                  std::string("console.log:1: expected a whole, non-negative step number "
+                              "for \"step\", found '") +
+                  step + "'"),
               std::string::npos)
         << r.status.error().message;
   }
@@ -353,7 +368,8 @@ TEST(NemoDllogger, CorruptLineIsAnError) {
       "DLLL {\"type\": \"LOG\", \"step\": 4, \"data\": {\"reduced_train_loss\": 0.9}}\n");
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
-  EXPECT_NE(r.status.error().message.find("console.log:1: expected a JSON object after 'DLLL '"), std::string::npos)
+  EXPECT_NE(r.status.error().message.find("console.log:1: expected a JSON object after 'DLLL '"),
+            std::string::npos)
       << r.status.error().message;
 }
 
@@ -361,10 +377,12 @@ TEST(Nemo, ClaimsConsoleAndDllLines) {
   EXPECT_TRUE(detail::nemoClaimsLine(
       "Training epoch 0, iteration 1/249 | lr: 3.922e-06 | global_batch_size: 8 | global_step: 1 | "
       "reduced_train_loss: 1.653 | train_step_timing in s: 2.505 | consumed_samples: 16"));
-  EXPECT_TRUE(detail::nemoClaimsLine("DLLL {\"timestamp\": \"1.0\", \"type\": \"LOG\", \"step\": 16, \"data\": {}}"));
+  EXPECT_TRUE(detail::nemoClaimsLine(
+      "DLLL {\"timestamp\": \"1.0\", \"type\": \"LOG\", \"step\": 16, \"data\": {}}"));
   EXPECT_FALSE(detail::nemoClaimsLine("Training epoch 0, iteration 1/249"));
   EXPECT_FALSE(detail::nemoClaimsLine("Validation: iteration 1/10"));
-  EXPECT_FALSE(detail::nemoClaimsLine(" iteration       10/     100 | consumed samples:          320 |"));
+  EXPECT_FALSE(
+      detail::nemoClaimsLine(" iteration       10/     100 | consumed samples:          320 |"));
 }
 
 TEST(Nemo, DetectedAndImportedThroughTheImporter) {

@@ -32,37 +32,52 @@ using detail::StepCollector;
 // --- samples ------------------------------------------------------------------
 
 constexpr const char* kMegatron =
-    " [2024-09-03 15:54:54] iteration       10/  500000 | consumed samples:        10240 | elapsed time per "
-    "iteration (ms): 13035.3 | throughput per GPU (TFLOP/s/GPU): 812.5 | learning rate: 0.000000E+00 | global "
-    "batch size:  1024 | loss scale: 8388608.0 | number of skipped iterations:  10 | number of nan iterations:   0 |\n"
-    " [2024-09-03 15:56:55] iteration       20/  500000 | consumed samples:        20480 | elapsed time per "
-    "iteration (ms): 12137.8 | throughput per GPU (TFLOP/s/GPU): 872.5 | learning rate: 6.976744E-07 | global "
-    "batch size:  1024 | lm loss: 1.064275E+01 | loss scale: 262144.0 | grad norm: 47.021 | number of skipped "
+    " [2024-09-03 15:54:54] iteration       10/  500000 | consumed samples:        10240 | elapsed "
+    "time per "
+    "iteration (ms): 13035.3 | throughput per GPU (TFLOP/s/GPU): 812.5 | learning rate: "
+    "0.000000E+00 | global "
+    "batch size:  1024 | loss scale: 8388608.0 | number of skipped iterations:  10 | number of nan "
+    "iterations:   0 |\n"
+    " [2024-09-03 15:56:55] iteration       20/  500000 | consumed samples:        20480 | elapsed "
+    "time per "
+    "iteration (ms): 12137.8 | throughput per GPU (TFLOP/s/GPU): 872.5 | learning rate: "
+    "6.976744E-07 | global "
+    "batch size:  1024 | lm loss: 1.064275E+01 | loss scale: 262144.0 | grad norm: 47.021 | number "
+    "of skipped "
     "iterations:   5 | number of nan iterations:   0 |\n"
-    "[Rank 0] (after 20 iterations) memory (MB) | allocated: 48465.275390625 | max allocated: 75078.4326171875 | "
+    "[Rank 0] (after 20 iterations) memory (MB) | allocated: 48465.275390625 | max allocated: "
+    "75078.4326171875 | "
     "reserved: 75682.0 | max reserved: 75682.0\n";
 
 // Megatron-DeepSpeed's line as its training.py prints it: no time
 // stamp, consumed tokens, actual seqlen, and samples/s, tgs and TFLOPs last.
 constexpr const char* kMegatronDeepSpeedLine =
-    " iteration      199/  317892 | consumed samples:       152832 | consumed tokens:    625999872 | elapsed time "
-    "per iteration (ms): 14287.5 | learning rate: 2.407E-04 | global batch size:   768 | lm loss: 5.905366E+00 | "
-    "loss scale: 8192.0 | actual seqlen:  4096 | number of skipped iterations:   0 | number of nan iterations:   0 "
+    " iteration      199/  317892 | consumed samples:       152832 | consumed tokens:    625999872 "
+    "| elapsed time "
+    "per iteration (ms): 14287.5 | learning rate: 2.407E-04 | global batch size:   768 | lm loss: "
+    "5.905366E+00 | "
+    "loss scale: 8192.0 | actual seqlen:  4096 | number of skipped iterations:   0 | number of nan "
+    "iterations:   0 "
     "| samples per second: 53.753 | tokens per gpu per second (tgs): 1834.768 | TFLOPs: 95.21 |\n";
 
 constexpr const char* kDeepSpeed =
-    "[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=10, lr=[0.0001], "
+    "[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=10, "
+    "lr=[0.0001], "
     "mom=[(0.9, 0.999)]\n"
     "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] epoch=0/micro_step=10/global_step=10, "
-    "RunningAvgSamplesPerSec=220.69530887096045, CurrSamplesPerSec=222.88787331278564, MemAllocated=0.07GB, "
+    "RunningAvgSamplesPerSec=220.69530887096045, CurrSamplesPerSec=222.88787331278564, "
+    "MemAllocated=0.07GB, "
     "MaxMemAllocated=1.36GB\n"
     "2023-08-02 00:41:17.936 | INFO     | __main__:log_dist:54 - [Rank 0] Loss: 10.8766\n";
 
 constexpr const char* kDeepSpeedTimers =
-    "[2024-04-04 09:09:53,313] [INFO] [logging.py:96:log_dist] [Rank 0] time (ms) | fwd_microstep: 6567.68 | "
-    "bwd_microstep: 17950.36 | bwd_inner_microstep: 17711.20 | bwd_allreduce_microstep: 239.11 | step_microstep: "
+    "[2024-04-04 09:09:53,313] [INFO] [logging.py:96:log_dist] [Rank 0] time (ms) | fwd_microstep: "
+    "6567.68 | "
+    "bwd_microstep: 17950.36 | bwd_inner_microstep: 17711.20 | bwd_allreduce_microstep: 239.11 | "
+    "step_microstep: "
     "1139.27\n"
-    "[2024-04-04 09:09:53,313] [INFO] [logging.py:96:log_dist] [Rank 0] time (ms) | fwd: 6567.66 | bwd: 17950.35 | "
+    "[2024-04-04 09:09:53,313] [INFO] [logging.py:96:log_dist] [Rank 0] time (ms) | fwd: 6567.66 | "
+    "bwd: 17950.35 | "
     "bwd_inner: 17711.19 | bwd_allreduce: 239.11 | step: 1139.29\n";
 
 constexpr const char* kNemo =
@@ -76,7 +91,8 @@ constexpr const char* kMlperf =
     "\n";
 
 constexpr const char* kTorchtitan =
-    "[rank0]:[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069  memory: 30.99GiB(32.62%)  "
+    "[rank0]:[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069  memory: "
+    "30.99GiB(32.62%)  "
     "tps: 7,034  tflops: 407.35  mfu: 41.19%\n";
 
 // Lightning 2.2+ sorts the header; NeMo's metric names.
@@ -151,9 +167,9 @@ std::string maskedCrc(const std::string& bytes) {
 std::string eventFile() {
   const std::string version = "brain.Event:2";
   std::string event;
-  event += '\x09';  // field 1 (wall_time), 64-bit
+  event += '\x09';                                  // field 1 (wall_time), 64-bit
   event += littleEndian(0x41D9E1D0A0000000ull, 8);  // 1.7364e9 as a double's bits
-  event += '\x1a';  // field 3 (file_version), length-delimited
+  event += '\x1a';                                  // field 3 (file_version), length-delimited
   event += static_cast<char>(version.size());
   event += version;
   const std::string length = littleEndian(event.size(), 8);
@@ -166,7 +182,8 @@ class LogImport : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           (std::string("tb-logs-import-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           (std::string("tb-logs-import-") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -191,9 +208,9 @@ class LogImport : public ::testing::Test {
 // --- names and table ------------------------------------------------------------
 
 TEST(Formats, NamesRoundTripAndFollowDetectionOrder) {
-  const std::vector<std::string> expected{"hf-trainer", "tensorboard", "nemo",          "megatron-deepspeed",
-                                          "megatron",   "torchtitan",  "lightning-csv", "mlperf",
-                                          "deepspeed"};
+  const std::vector<std::string> expected{"hf-trainer",         "tensorboard", "nemo",
+                                          "megatron-deepspeed", "megatron",    "torchtitan",
+                                          "lightning-csv",      "mlperf",      "deepspeed"};
   std::vector<std::string> names;
   for (const Format format : allFormats()) {
     names.emplace_back(formatName(format));
@@ -242,7 +259,8 @@ TEST_F(LogImport, DetectsDocumentFormatsFromTheirHead) {
 
 TEST_F(LogImport, DetectsBehindLaunchersAndOtherLoggers) {
   const std::string preamble =
-      "W0604 08:51:30.123000 140 torch/distributed/run.py:792] Setting OMP_NUM_THREADS environment variable\n";
+      "W0604 08:51:30.123000 140 torch/distributed/run.py:792] Setting OMP_NUM_THREADS environment "
+      "variable\n";
   EXPECT_EQ(detect(preamble + "0: " + kTorchtitan), Format::Torchtitan);
   EXPECT_EQ(detect(preamble + "[default0]:" + kMegatron), Format::Megatron);
   EXPECT_EQ(detect(std::string(" 0: ") + kMlperf), Format::Mlperf);
@@ -251,7 +269,8 @@ TEST_F(LogImport, DetectsBehindLaunchersAndOtherLoggers) {
 TEST_F(LogImport, AHostFormatWinsOverTheGuestLinesBeforeIt) {
   // DeepSpeed's engine prints every steps_per_print steps, the fork's
   // iteration line comes every log_interval: DeepSpeed lines come first.
-  EXPECT_EQ(detect(std::string(kDeepSpeed) + kDeepSpeedTimers + kMegatronDeepSpeedLine), Format::MegatronDeepSpeed);
+  EXPECT_EQ(detect(std::string(kDeepSpeed) + kDeepSpeedTimers + kMegatronDeepSpeedLine),
+            Format::MegatronDeepSpeed);
   // An MLPerf submission's NeMo log: MLLOG init lines before the first step.
   EXPECT_EQ(detect(std::string(kMlperf) + kNemo), Format::Nemo);
   // Guests alone are the format; MLLOG before DeepSpeed when both appear.
@@ -305,7 +324,8 @@ TEST_F(LogImport, AFolderWithoutALogIsRefused) {
   auto format = detectFormat(dir_ / "empty");
   ASSERT_FALSE(format.ok());
   EXPECT_EQ(format.error().kind, ErrorKind::Parse);
-  EXPECT_NE(format.error().message.find("no training log found"), std::string::npos) << format.error().message;
+  EXPECT_NE(format.error().message.find("no training log found"), std::string::npos)
+      << format.error().message;
 }
 
 // --- refusals -------------------------------------------------------------------
@@ -314,14 +334,16 @@ TEST_F(LogImport, AFileInNoKnownFormatIsAParseErrorNamingIt) {
   const fs::path file = write("notes.txt", "hello\nthis is not a training log\n");
   for (const Error& error : {detectFormat(file).error(), importLog(file).error()}) {
     EXPECT_EQ(error.kind, ErrorKind::Parse);
-    EXPECT_EQ(error.message.rfind(file.string() + ": no known training-log format: expected one of hf-trainer, "
-                                                  "tensorboard, nemo, megatron-deepspeed, megatron, torchtitan, "
-                                                  "lightning-csv, mlperf, deepspeed",
-                                  0),
+    EXPECT_EQ(error.message.rfind(
+                  file.string() + ": no known training-log format: expected one of hf-trainer, "
+                                  "tensorboard, nemo, megatron-deepspeed, megatron, torchtitan, "
+                                  "lightning-csv, mlperf, deepspeed",
+                  0),
               0U)
         << error.message;
   }
-  EXPECT_NE(detectFormat(write("empty.log", "")).error().message.find("an empty file"), std::string::npos);
+  EXPECT_NE(detectFormat(write("empty.log", "")).error().message.find("an empty file"),
+            std::string::npos);
 }
 
 TEST_F(LogImport, ABinaryFileIsAParseErrorNamingIt) {
@@ -330,7 +352,8 @@ TEST_F(LogImport, ABinaryFileIsAParseErrorNamingIt) {
   ASSERT_FALSE(format.ok());
   EXPECT_EQ(format.error().kind, ErrorKind::Parse);
   EXPECT_NE(format.error().message.find(file.string()), std::string::npos);
-  EXPECT_NE(format.error().message.find("binary file"), std::string::npos) << format.error().message;
+  EXPECT_NE(format.error().message.find("binary file"), std::string::npos)
+      << format.error().message;
 }
 
 TEST_F(LogImport, AMissingPathIsNotFound) {
@@ -357,12 +380,14 @@ TEST_F(LogImport, MegatronsFirstWindowCountsByDefault) {
 
 TEST_F(LogImport, ALineOverTheBoundIsSkippedAndSaidSo) {
   // Another program's dump between two training lines: skipped, not refused.
-  std::string text = std::string(kTorchtitan) + std::string(std::size_t{2} << 20, 'x') + "\n" + kTorchtitan;
+  std::string text =
+      std::string(kTorchtitan) + std::string(std::size_t{2} << 20, 'x') + "\n" + kTorchtitan;
   auto imported = importLog(write("t.log", text));
   ASSERT_TRUE(imported.ok()) << imported.error().message;
   EXPECT_EQ(imported->run.records, 2);
   EXPECT_NE(std::find(imported->hints.begin(), imported->hints.end(),
-                      "1 line longer than 1048576 bytes skipped (no line of a training-log format is that long)"),
+                      "1 line longer than 1048576 bytes skipped (no line of a training-log format "
+                      "is that long)"),
             imported->hints.end());
 }
 
@@ -382,7 +407,8 @@ TEST_F(LogImport, AForcedFormatWithoutRecordsIsRefused) {
   auto imported = importLog(write("m.log", kMegatron), options);
   ASSERT_FALSE(imported.ok());
   EXPECT_EQ(imported.error().kind, ErrorKind::Parse);
-  EXPECT_NE(imported.error().message.find("expected torchtitan training records, found none"), std::string::npos);
+  EXPECT_NE(imported.error().message.find("expected torchtitan training records, found none"),
+            std::string::npos);
 }
 
 // --- partial --------------------------------------------------------------------
@@ -392,7 +418,8 @@ std::string forkLines(int from, int to) {
   std::string text;
   for (int step = from; step <= to; step += 10)
     text += "[titan] 2025-03-01 10:00:00,000 - root - INFO - step: " + std::to_string(step) +
-            "/644 = 0.0000%  loss:  2.3456  memory: 40.12GiB(50.66%)  tps: 9,876  tflops: 123.45  mfu: 12.48%\n";
+            "/644 = 0.0000%  loss:  2.3456  memory: 40.12GiB(50.66%)  tps: 9,876  tflops: 123.45  "
+            "mfu: 12.48%\n";
   return text;
 }
 
@@ -467,11 +494,13 @@ TEST(Medians, StepTimeComesFromAJobRateAndTheGlobalBatch) {
   const auto derived = detail::deriveMedians(collector, std::nullopt, {});
   EXPECT_EQ(derived.medians.samplesPerSecond, 221.0);
   EXPECT_FALSE(derived.medians.stepTimeSeconds.has_value());
-  EXPECT_EQ(derived.hints, (std::vector<std::string>{"step_time_s needs --global-batch",
-                                                     "tokens_per_s_per_gpu needs --gpus and --seq"}));
+  EXPECT_EQ(derived.hints,
+            (std::vector<std::string>{"step_time_s needs --global-batch",
+                                      "tokens_per_s_per_gpu needs --gpus and --seq"}));
   MedianFactors factors;
   factors.globalBatch = 64;
-  EXPECT_DOUBLE_EQ(*detail::deriveMedians(collector, std::nullopt, factors).medians.stepTimeSeconds, 64 / 221.0);
+  EXPECT_DOUBLE_EQ(*detail::deriveMedians(collector, std::nullopt, factors).medians.stepTimeSeconds,
+                   64 / 221.0);
 }
 
 TEST(Medians, AJobTokenRateIsSharedOverTheGpus) {
@@ -479,11 +508,13 @@ TEST(Medians, AJobTokenRateIsSharedOverTheGpus) {
   runs::ImportedStep record;
   record.tokensPerSecond = runs::ScopedRate{80000.0, runs::RateScope::Job};
   collector.add(record);
-  EXPECT_EQ(detail::deriveMedians(collector, std::nullopt, {}).hints,
-            (std::vector<std::string>{"samples_per_s needs --seq", "tokens_per_s_per_gpu needs --gpus"}));
+  EXPECT_EQ(
+      detail::deriveMedians(collector, std::nullopt, {}).hints,
+      (std::vector<std::string>{"samples_per_s needs --seq", "tokens_per_s_per_gpu needs --gpus"}));
   MedianFactors factors;
   factors.gpus = 8;
-  EXPECT_EQ(detail::deriveMedians(collector, std::nullopt, factors).medians.tokensPerSecondPerGpu, 10000.0);
+  EXPECT_EQ(detail::deriveMedians(collector, std::nullopt, factors).medians.tokensPerSecondPerGpu,
+            10000.0);
 }
 
 TEST(Medians, ASummaryOnlyFileTakesItsMediansFromTheSummary) {
@@ -510,9 +541,10 @@ TEST(Medians, ASummaryOnlyFileTakesItsMediansFromTheSummary) {
 
   runs::ImportedRun run;
   run.summary = summary;
-  EXPECT_EQ(detail::missingFields(collector, run),
-            (std::vector<std::string>{"learning_rate", "grad_norm", "tokens_per_s", "tflops_per_gpu", "mfu",
-                                      "memory", "world_size", "global_batch", "sequence_length"}));
+  EXPECT_EQ(
+      detail::missingFields(collector, run),
+      (std::vector<std::string>{"learning_rate", "grad_norm", "tokens_per_s", "tflops_per_gpu",
+                                "mfu", "memory", "world_size", "global_batch", "sequence_length"}));
 }
 
 TEST(Medians, AllRecordsInTheWarmUpSaySo) {
@@ -522,9 +554,10 @@ TEST(Medians, AllRecordsInTheWarmUpSaySo) {
   const auto derived = detail::deriveMedians(collector, std::nullopt, {});
   EXPECT_FALSE(derived.medians.stepTimeSeconds.has_value());
   EXPECT_EQ(collector.skippedRecords(), 2);
-  EXPECT_EQ(derived.hints, std::vector<std::string>{
-                               "all 2 records are warm-up under --skip-first 3: a smaller --skip-first leaves "
-                               "some for the medians"});
+  EXPECT_EQ(derived.hints,
+            std::vector<std::string>{
+                "all 2 records are warm-up under --skip-first 3: a smaller --skip-first leaves "
+                "some for the medians"});
 }
 
 TEST(Medians, WarmUpByStepLeavesOutTheFrameworksOwnSteps) {
@@ -532,22 +565,25 @@ TEST(Medians, WarmUpByStepLeavesOutTheFrameworksOwnSteps) {
   for (const std::int64_t step : {1, 2, 3, 10})
     collector.add(megatronRecord(step, static_cast<double>(step)));
   EXPECT_EQ(collector.skippedRecords(), 2);
-  EXPECT_DOUBLE_EQ(*detail::deriveMedians(collector, std::nullopt, {}).medians.stepTimeSeconds, (3.0 + 10.0) / 2);
+  EXPECT_DOUBLE_EQ(*detail::deriveMedians(collector, std::nullopt, {}).medians.stepTimeSeconds,
+                   (3.0 + 10.0) / 2);
 
   StepCollector early(detail::WarmUp{0, 2});
   early.add(megatronRecord(1, 1.0));
   early.add(megatronRecord(2, 2.0));
   const auto derived = detail::deriveMedians(early, std::nullopt, {});
   EXPECT_FALSE(derived.medians.stepTimeSeconds.has_value());
-  EXPECT_NE(std::find(derived.hints.begin(), derived.hints.end(),
-                      "all 2 records are warm-up (steps up to 2, which the framework itself leaves out): "
-                      "--skip-first 0 keeps them"),
-            derived.hints.end());
+  EXPECT_NE(
+      std::find(derived.hints.begin(), derived.hints.end(),
+                "all 2 records are warm-up (steps up to 2, which the framework itself leaves out): "
+                "--skip-first 0 keeps them"),
+      derived.hints.end());
 }
 
 TEST(Medians, ValuesThatAreNoMeasurementAreLeftOut) {
   StepCollector collector(0);
-  for (const double rate : {-std::numeric_limits<double>::infinity(), std::nan(""), 200.0, 210.0, -5.0}) {
+  for (const double rate :
+       {-std::numeric_limits<double>::infinity(), std::nan(""), 200.0, 210.0, -5.0}) {
     runs::ImportedStep record;
     record.samplesPerSecond = runs::ScopedRate{rate, runs::RateScope::Job};
     collector.add(record);
@@ -566,7 +602,8 @@ TEST(StepCollectorMemory, AMillionRecordsStayBoundedAndEvenlyThinned) {
     runs::ImportedStep record;
     record.step = i + 1;
     record.loss = 10.0 - static_cast<double>(i) * 1e-6;
-    record.stepTimeSeconds = 1.0 + static_cast<double>(i % 1000) / 1000.0;  // 1.000 … 1.999, 1,000 times each
+    record.stepTimeSeconds =
+        1.0 + static_cast<double>(i % 1000) / 1000.0;  // 1.000 … 1.999, 1,000 times each
     record.tokensPerSecond = runs::ScopedRate{50000.0, runs::RateScope::PerGpu};
     collector.add(record);
   }
@@ -576,7 +613,8 @@ TEST(StepCollectorMemory, AMillionRecordsStayBoundedAndEvenlyThinned) {
   EXPECT_EQ(times.count(), static_cast<std::uint64_t>(kRecords));
   // Exact: the mean of 1.499 and 1.500; buckets give it within 0.1 %.
   EXPECT_NEAR(*times.median(), 1.4995, 1.4995 * 1e-3);
-  EXPECT_EQ(collector.series(MedianSeries::TokensPerGpu).median(), 50000.0);  // a constant stays exact
+  EXPECT_EQ(collector.series(MedianSeries::TokensPerGpu).median(),
+            50000.0);  // a constant stays exact
 
   runs::ImportedRun run;
   collector.moveInto(run);

@@ -43,8 +43,9 @@ TEST(CleanLine, TakesOffTrailingCarriageReturns) {
 }
 
 TEST(CleanLine, TakesOffTorchrunPrefixes) {
-  EXPECT_EQ(clean("[rank0]:[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069"),
-            "[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069");
+  EXPECT_EQ(
+      clean("[rank0]:[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069"),
+      "[titan] 2025-06-04 08:51:58,557 - root - INFO - step: 10  loss: 10.7069");
   // The payload's own leading blank (Megatron's ` [date] iteration`) stays.
   EXPECT_EQ(clean("[default0]: [2026-09-11 12:06:52.987995] iteration        3/ 7629408 |"),
             " [2026-09-11 12:06:52.987995] iteration        3/ 7629408 |");
@@ -61,7 +62,8 @@ TEST(CleanLine, TakesOffSrunTaskNumbers) {
 
 TEST(CleanLine, TakesOffStackedPrefixes) {
   EXPECT_EQ(clean("0: [rank0]:[titan] x"), "[titan] x");
-  EXPECT_EQ(clean(" 3: [default3]: [2024-09-03 15:54:54] iteration"), " [2024-09-03 15:54:54] iteration");
+  EXPECT_EQ(clean(" 3: [default3]: [2024-09-03 15:54:54] iteration"),
+            " [2024-09-03 15:54:54] iteration");
   EXPECT_EQ(clean("\x1b[0m[rank0]:step: 1"), "step: 1");
 }
 
@@ -70,7 +72,8 @@ TEST(CleanLine, LeavesPayloadsThatOnlyLookLikePrefixes) {
            "[titan] 2026-01-09 19:02:58,105 - root - INFO - step: 100",
            "[Rank 0] step=10, skipped=10, lr=[0.0001], mom=[(0.9, 0.999)]",
            " [2024-09-03 15:54:54] iteration       10/  500000 |",
-           "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] epoch=0/micro_step=10/global_step=10",
+           "[2023-08-02 00:41:17,936] [INFO] [timer.py:215:stop] "
+           "epoch=0/micro_step=10/global_step=10",
            "2026-01-09 19:02:58",
            "19:02:58 done",
            "epoch,global_step,lr",
@@ -89,10 +92,10 @@ TEST(CleanLine, UsesTheScratchOnlyForEscapes) {
 }
 
 TEST(ParseLogNumber, ReadsWhatFrameworksPrint) {
-  EXPECT_EQ(parseLogNumber("55,314"), 55314.0);            // torchtitan tps
+  EXPECT_EQ(parseLogNumber("55,314"), 55314.0);  // torchtitan tps
   EXPECT_EQ(parseLogNumber("1,234,567.25"), 1234567.25);
   EXPECT_EQ(parseLogNumber("412.06"), 412.06);
-  EXPECT_EQ(parseLogNumber("1.064275E+01"), 10.64275);      // Megatron lm loss
+  EXPECT_EQ(parseLogNumber("1.064275E+01"), 10.64275);  // Megatron lm loss
   EXPECT_EQ(parseLogNumber("6.976744E-07"), 6.976744e-07);
   EXPECT_EQ(parseLogNumber("0.000000E+00"), 0.0);
   EXPECT_EQ(parseLogNumber("3.922e-06"), 3.922e-06);
@@ -101,7 +104,7 @@ TEST(ParseLogNumber, ReadsWhatFrameworksPrint) {
   EXPECT_EQ(parseLogNumber("-3.5"), -3.5);
   EXPECT_EQ(parseLogNumber("+2"), 2.0);
   EXPECT_EQ(parseLogNumber(".5"), 0.5);
-  EXPECT_EQ(parseLogNumber("41.66%"), 41.66);              // a percentage is kept as printed
+  EXPECT_EQ(parseLogNumber("41.66%"), 41.66);  // a percentage is kept as printed
   EXPECT_EQ(parseLogNumber(" 42.5 % "), 42.5);
 }
 
@@ -118,18 +121,20 @@ TEST(ParseLogNumber, ReadsInfinitiesAndNaNs) {
 }
 
 TEST(ParseLogNumber, RefusesWhatIsNoNumber) {
-  for (const char* text :
-       {"", " ", "%", "abc", "N/A", "1,2", "12,34", "1,234,56", ",123", "1.2.3", "1e", "0x10", "12 34",
-        "1;2", "- 5", "GiB", "72.82GiB(91.97%)"})
+  for (const char* text : {"", " ", "%", "abc", "N/A", "1,2", "12,34", "1,234,56", ",123", "1.2.3",
+                           "1e", "0x10", "12 34", "1;2", "- 5", "GiB", "72.82GiB(91.97%)"})
     EXPECT_FALSE(parseLogNumber(text).has_value()) << "'" << text << "'";
 }
 
 TEST(ForEachField, SplitsKeyValueFields) {
   std::vector<std::pair<std::string, std::string>> fields;
-  forEachField("lr: 3.922e-06 | global_batch_size: 8 |  flag  | train_step_timing in s: 2.505", " | ",
-               [&](const LogField& field) { fields.emplace_back(field.key, field.value); });
+  forEachField("lr: 3.922e-06 | global_batch_size: 8 |  flag  | train_step_timing in s: 2.505",
+               " | ", [&](const LogField& field) { fields.emplace_back(field.key, field.value); });
   const std::vector<std::pair<std::string, std::string>> expected{
-      {"lr", "3.922e-06"}, {"global_batch_size", "8"}, {"flag", ""}, {"train_step_timing in s", "2.505"}};
+      {"lr", "3.922e-06"},
+      {"global_batch_size", "8"},
+      {"flag", ""},
+      {"train_step_timing in s", "2.505"}};
   EXPECT_EQ(fields, expected);
 }
 
@@ -137,7 +142,8 @@ class LineReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           (std::string("tb-logs-lines-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           (std::string("tb-logs-lines-") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -173,11 +179,13 @@ TEST_F(LineReaderTest, GivesLinesWithoutTheirLineEnds) {
 TEST_F(LineReaderTest, ALoneCarriageReturnEndsALine) {
   // tqdm redraws its bar after a '\r'; another logger's line may follow the
   // last redraw on the same physical line.
-  auto reader = LineReader::open(
-      write("bar.log", "  1%|1         | 1/100\r  2%|2         | 2/100\r[Rank 0] step=2, skipped=0\nnext\r\n"));
+  auto reader = LineReader::open(write(
+      "bar.log",
+      "  1%|1         | 1/100\r  2%|2         | 2/100\r[Rank 0] step=2, skipped=0\nnext\r\n"));
   ASSERT_TRUE(reader.ok());
-  EXPECT_EQ(readAll(*reader), (std::vector<std::string>{"  1%|1         | 1/100", "  2%|2         | 2/100",
-                                                         "[Rank 0] step=2, skipped=0", "next"}));
+  EXPECT_EQ(readAll(*reader),
+            (std::vector<std::string>{"  1%|1         | 1/100", "  2%|2         | 2/100",
+                                      "[Rank 0] step=2, skipped=0", "next"}));
   EXPECT_EQ(reader->lineNumber(), 4U);
   EXPECT_FALSE(reader->lastLineUnterminated());
 }
@@ -219,7 +227,8 @@ TEST_F(LineReaderTest, ReadsLinesAcrossChunkBoundaries) {
 }
 
 TEST_F(LineReaderTest, ALineAtTheBoundIsRead) {
-  auto reader = LineReader::open(write("a.log", std::string(LineReader::kMaxLineBytes, 'x') + "\nnext\n"));
+  auto reader =
+      LineReader::open(write("a.log", std::string(LineReader::kMaxLineBytes, 'x') + "\nnext\n"));
   ASSERT_TRUE(reader.ok());
   const auto lines = readAll(*reader);
   ASSERT_EQ(lines.size(), 2U);
@@ -231,7 +240,8 @@ TEST_F(LineReaderTest, ALongerLineIsSkippedAndCounted) {
   // Another program's dump in the stream is skipped like its other lines;
   // the lines after it keep their numbers.
   const std::string longLine(3 * LineReader::kMaxLineBytes + 10, 'x');
-  auto reader = LineReader::open(write("long.log", "ok\n" + longLine + "\nnext\n" + longLine + "\rlast\n"));
+  auto reader =
+      LineReader::open(write("long.log", "ok\n" + longLine + "\nnext\n" + longLine + "\rlast\n"));
   ASSERT_TRUE(reader.ok());
   std::vector<std::string> lines;
   std::vector<std::uint64_t> numbers;
@@ -248,7 +258,8 @@ TEST_F(LineReaderTest, ALongerLineIsSkippedAndCounted) {
 }
 
 TEST_F(LineReaderTest, ALongerLineTheFileEndsInIsSkippedAndUnterminated) {
-  auto reader = LineReader::open(write("cut.log", "ok\n" + std::string(LineReader::kMaxLineBytes + 1, 'x')));
+  auto reader =
+      LineReader::open(write("cut.log", "ok\n" + std::string(LineReader::kMaxLineBytes + 1, 'x')));
   ASSERT_TRUE(reader.ok());
   EXPECT_EQ(readAll(*reader), std::vector<std::string>{"ok"});
   EXPECT_FALSE(reader->error().has_value());
@@ -264,7 +275,8 @@ TEST_F(LineReaderTest, ANulByteUpFrontRefusesABinaryFile) {
   ASSERT_TRUE(reader->error().has_value());
   EXPECT_EQ(reader->error()->kind, ErrorKind::Parse);
   EXPECT_NE(reader->error()->message.find(file.string()), std::string::npos);
-  EXPECT_NE(reader->error()->message.find("binary file (NUL byte at byte offset 5)"), std::string::npos)
+  EXPECT_NE(reader->error()->message.find("binary file (NUL byte at byte offset 5)"),
+            std::string::npos)
       << reader->error()->message;
 }
 

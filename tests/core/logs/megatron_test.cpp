@@ -206,18 +206,20 @@ TEST(MegatronLog, ABadHeadWithMegatronsFieldsIsAnError) {
   const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
                              "iteration abc/ | consumed samples: 10 | global batch size: 1 |\n");
   ASSERT_FALSE(fed.status.ok());
-  EXPECT_NE(fed.status.error().message.find("run.log:1: expected 'iteration N/ M |'"), std::string::npos)
+  EXPECT_NE(fed.status.error().message.find("run.log:1: expected 'iteration N/ M |'"),
+            std::string::npos)
       << fed.status.error().message;
 }
 
 TEST(MegatronLog, AnotherProgramsIterationCountIsNotAnError) {
   // Without Megatron's `| key: value` fields the line is another logger's.
-  const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
-                             "iteration 3/5: loss 1.2\n"
-                             "iteration abc/\n"
-                             "iteration 4/5 | done\n"
-                             " iteration 10/ 100 | consumed samples: 10 | elapsed time per iteration (ms): 100.0 | "
-                             "global batch size: 1 |\n");
+  const auto fed = feedLines(
+      detail::makeMegatronFormat("run.log"),
+      "iteration 3/5: loss 1.2\n"
+      "iteration abc/\n"
+      "iteration 4/5 | done\n"
+      " iteration 10/ 100 | consumed samples: 10 | elapsed time per iteration (ms): 100.0 | "
+      "global batch size: 1 |\n");
   ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
   ASSERT_EQ(fed.steps.size(), 1U);
   EXPECT_EQ(fed.steps[0].step, 10);
@@ -226,20 +228,23 @@ TEST(MegatronLog, AnotherProgramsIterationCountIsNotAnError) {
 TEST(MegatronLog, AGlobalBatchThatIsNoWholeCountIsAnError) {
   // inf would pass a plain `v == floor(v)` test and make the cast undefined.
   for (const char* batch : {"inf", "nan", "1e300", "2.5"}) {
-    const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
-                               std::string(" iteration 10/ 100 | elapsed time per iteration (ms): 100.0 | global batch "
-                                           "size: ") +
-                                   batch + " |\n");
+    const auto fed = feedLines(
+        detail::makeMegatronFormat("run.log"),
+        std::string(" iteration 10/ 100 | elapsed time per iteration (ms): 100.0 | global batch "
+                    "size: ") +
+            batch + " |\n");
     ASSERT_FALSE(fed.status.ok()) << batch;
-    EXPECT_EQ(fed.status.error().message,
-              std::string("run.log:1: expected a number for 'global batch size', found '") + batch + "'");
+    EXPECT_EQ(
+        fed.status.error().message,
+        std::string("run.log:1: expected a number for 'global batch size', found '") + batch + "'");
   }
 }
 
 TEST(MegatronLog, FieldThatIsNoNumberNamesItsKey) {
-  const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
-                             "ok\n iteration 10/ 100 | consumed samples: 10 | elapsed time per iteration (ms): "
-                             "fast | global batch size: 1 |\n");
+  const auto fed =
+      feedLines(detail::makeMegatronFormat("run.log"),
+                "ok\n iteration 10/ 100 | consumed samples: 10 | elapsed time per iteration (ms): "
+                "fast | global batch size: 1 |\n");
   ASSERT_FALSE(fed.status.ok());
   EXPECT_EQ(fed.status.error().message,
             "run.log:2: expected a number for 'elapsed time per iteration (ms)', found 'fast'");
@@ -259,20 +264,26 @@ TEST(MegatronLog, OtherWordsAfterIterationAreNotItsLines) {
 
 TEST(MegatronLog, ClaimsOnlyItsOwnIterationLines) {
   const std::string megatronLine =
-      " [2024-09-03 15:54:54] iteration       10/  500000 | consumed samples:        10240 | elapsed time "
-      "per iteration (ms): 13035.3 | learning rate: 0.000000E+00 | global batch size:  1024 | number of "
+      " [2024-09-03 15:54:54] iteration       10/  500000 | consumed samples:        10240 | "
+      "elapsed time "
+      "per iteration (ms): 13035.3 | learning rate: 0.000000E+00 | global batch size:  1024 | "
+      "number of "
       "skipped iterations:  10 | number of nan iterations:   0 |";
   const std::string forkLine =
-      " iteration      199/  317892 | consumed samples:       152832 | consumed tokens:    625999872 | "
-      "elapsed time per iteration (ms): 14287.5 | learning rate: 2.407E-04 | global batch size:   768 | "
+      " iteration      199/  317892 | consumed samples:       152832 | consumed tokens:    "
+      "625999872 | "
+      "elapsed time per iteration (ms): 14287.5 | learning rate: 2.407E-04 | global batch size:   "
+      "768 | "
       "samples per second: 53.753 | tokens per gpu per second (tgs): 9173.896 | TFLOPs: 59.12 |";
   EXPECT_TRUE(detail::megatronClaimsLine(megatronLine));
   EXPECT_FALSE(detail::megatronDeepSpeedClaimsLine(megatronLine));
   EXPECT_TRUE(detail::megatronDeepSpeedClaimsLine(forkLine));
   EXPECT_FALSE(detail::megatronClaimsLine(forkLine));
   // The fork's argument dump comes before the DeepSpeed engine's lines.
-  EXPECT_TRUE(detail::megatronDeepSpeedClaimsLine("  deepspeed ....................................... True"));
-  EXPECT_FALSE(detail::megatronClaimsLine("  deepspeed ....................................... True"));
+  EXPECT_TRUE(detail::megatronDeepSpeedClaimsLine(
+      "  deepspeed ....................................... True"));
+  EXPECT_FALSE(
+      detail::megatronClaimsLine("  deepspeed ....................................... True"));
 
   // NeMo 2's line has the iteration grammar but none of Megatron's fields.
   EXPECT_FALSE(detail::megatronClaimsLine(
@@ -280,8 +291,10 @@ TEST(MegatronLog, ClaimsOnlyItsOwnIterationLines) {
       "reduced_train_loss: 10.79 | train_step_timing in s: 0.8754 | consumed_samples: 192"));
   EXPECT_FALSE(detail::megatronClaimsLine(
       "[Rank 0] (after 20 iterations) memory (MB) | allocated: 1.0 | max allocated: 2.0"));
-  EXPECT_FALSE(detail::megatronClaimsLine(" validation loss at iteration 100 | lm loss value: 5.0 |"));
-  EXPECT_FALSE(detail::megatronClaimsLine(" [2024-06-20 08:02:13] iteration abc/ 100 | elapsed time per iteration (ms): 1 |"));
+  EXPECT_FALSE(
+      detail::megatronClaimsLine(" validation loss at iteration 100 | lm loss value: 5.0 |"));
+  EXPECT_FALSE(detail::megatronClaimsLine(
+      " [2024-06-20 08:02:13] iteration abc/ 100 | elapsed time per iteration (ms): 1 |"));
   EXPECT_FALSE(detail::megatronClaimsLine("step: 10  loss: 7.1  tps: 1,234"));
 }
 
@@ -323,25 +336,28 @@ TEST(MegatronDeepSpeedLog, ReadsTheForksRatesAndTheArgumentDump) {
 
 TEST(MegatronDeepSpeedLog, AnActualSeqlenThatIsNoWholeCountIsAnError) {
   for (const char* seqlen : {"inf", "nan", "4096.5", "1e300"}) {
-    const auto fed = feedLines(detail::makeMegatronDeepSpeedFormat("run.log"),
-                               std::string(" iteration 1/ 10 | consumed tokens: 16384 | elapsed time per iteration "
-                                           "(ms): 1000.0 | actual seqlen: ") +
-                                   seqlen + " | samples per second: 8.000 |\n");
+    const auto fed = feedLines(
+        detail::makeMegatronDeepSpeedFormat("run.log"),
+        std::string(" iteration 1/ 10 | consumed tokens: 16384 | elapsed time per iteration "
+                    "(ms): 1000.0 | actual seqlen: ") +
+            seqlen + " | samples per second: 8.000 |\n");
     ASSERT_FALSE(fed.status.ok()) << seqlen;
-    EXPECT_EQ(fed.status.error().message,
-              std::string("run.log:1: expected a number for 'actual seqlen', found '") + seqlen + "'");
+    EXPECT_EQ(
+        fed.status.error().message,
+        std::string("run.log:1: expected a number for 'actual seqlen', found '") + seqlen + "'");
   }
 }
 
 TEST(MegatronLog, AnUnboundedWorldSizeIsNotRead) {
   for (const char* size : {"99999999999", "16777216", "0"}) {
-    const auto fed = feedLines(detail::makeMegatronFormat("run.log"),
-                               std::string("------------------------ arguments ------------------------\n"
-                                           "  world_size ...................................... ") +
-                                   size +
-                                   "\n-------------------- end of arguments ---------------------\n"
-                                   " iteration 10/ 100 | elapsed time per iteration (ms): 100.0 | global batch size: "
-                                   "1 |\n");
+    const auto fed = feedLines(
+        detail::makeMegatronFormat("run.log"),
+        std::string("------------------------ arguments ------------------------\n"
+                    "  world_size ...................................... ") +
+            size +
+            "\n-------------------- end of arguments ---------------------\n"
+            " iteration 10/ 100 | elapsed time per iteration (ms): 100.0 | global batch size: "
+            "1 |\n");
     ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
     EXPECT_FALSE(fed.run.worldSize.has_value()) << size << " -> " << *fed.run.worldSize;
   }
@@ -356,9 +372,12 @@ TEST(MegatronLog, AnUnboundedWorldSizeIsNotRead) {
 TEST(MegatronDeepSpeedLog, SequenceLengthFromActualSeqlenWithoutArguments) {
   const auto fed = feedLines(
       detail::makeMegatronDeepSpeedFormat("run.log"),
-      " iteration        1/      10 | consumed samples:            8 | consumed tokens:        16384 | elapsed "
-      "time per iteration (ms): 1000.0 | learning rate: 1.000E-04 | global batch size:     8 | lm loss: "
-      "1.000000E+01 | actual seqlen:  2048 | number of skipped iterations:   0 | number of nan iterations:   0 | "
+      " iteration        1/      10 | consumed samples:            8 | consumed tokens:        "
+      "16384 | elapsed "
+      "time per iteration (ms): 1000.0 | learning rate: 1.000E-04 | global batch size:     8 | lm "
+      "loss: "
+      "1.000000E+01 | actual seqlen:  2048 | number of skipped iterations:   0 | number of nan "
+      "iterations:   0 | "
       "samples per second: 8.000 | tokens per gpu per second (tgs): 2048.000 | TFLOPs: 10.00 |\n");
   ASSERT_TRUE(fed.status.ok()) << fed.status.error().message;
   ASSERT_EQ(fed.steps.size(), 1U);

@@ -43,7 +43,8 @@ test::FedLines mlperfText(std::string_view text) {
 }
 
 const std::string kThroughputNote =
-    "tracked_stats throughput is kept as benchmark_throughput, in the benchmark's own unit: MLPerf throughput "
+    "tracked_stats throughput is kept as benchmark_throughput, in the benchmark's own unit: MLPerf "
+    "throughput "
     "units are benchmark-specific, so no samples/s or tokens/s is derived from it";
 
 TEST(Mlperf, Gpt3TimeToTrainTimingRecordsAndTheBenchmarkThroughput) {
@@ -55,7 +56,7 @@ TEST(Mlperf, Gpt3TimeToTrainTimingRecordsAndTheBenchmarkThroughput) {
   // initialization: …` print are not records.
   ASSERT_EQ(r.steps.size(), 5U);
   const auto& first = r.steps[0];
-  EXPECT_EQ(first.step, 2688 * 2048);  // consumed tokens after one step
+  EXPECT_EQ(first.step, 2688 * 2048);             // consumed tokens after one step
   EXPECT_DOUBLE_EQ(*first.stepTimeSeconds, 1.6);  // `train_step_timing in s`: seconds by name
   EXPECT_DOUBLE_EQ(*first.loss, 7.5);
   for (const auto& step : r.steps) {
@@ -72,7 +73,8 @@ TEST(Mlperf, Gpt3TimeToTrainTimingRecordsAndTheBenchmarkThroughput) {
   EXPECT_EQ(format->notes(), std::vector<std::string>{kThroughputNote});
 
   ASSERT_TRUE(r.run.summary);
-  EXPECT_DOUBLE_EQ(*r.run.summary->timeToTrainSeconds, (1696567990001.0 - 1696565390001.0) / 1000.0);
+  EXPECT_DOUBLE_EQ(*r.run.summary->timeToTrainSeconds,
+                   (1696567990001.0 - 1696565390001.0) / 1000.0);
   EXPECT_DOUBLE_EQ(*r.run.summary->runtimeSeconds, 2600.0);
   EXPECT_EQ(r.run.globalBatch, 2688);
   EXPECT_EQ(r.run.sequenceLength, 2048);
@@ -122,8 +124,9 @@ TEST(Mlperf, RunWithoutRunStopIsPartial) {
   EXPECT_DOUBLE_EQ(*r.steps[0].benchmarkThroughput, 3.25);
   EXPECT_FALSE(r.steps[0].stepTimeSeconds);
   EXPECT_EQ(format->notes(),
-            (std::vector<std::string>{kThroughputNote,
-                                      "tracked_stats train_step_time is not imported: its unit is not documented"}));
+            (std::vector<std::string>{
+                kThroughputNote,
+                "tracked_stats train_step_time is not imported: its unit is not documented"}));
   EXPECT_FALSE(r.run.summary);
   EXPECT_TRUE(r.run.partial);
   EXPECT_NE(r.run.partialReason.find("run_stop"), std::string::npos) << r.run.partialReason;
@@ -132,32 +135,39 @@ TEST(Mlperf, RunWithoutRunStopIsPartial) {
 
 TEST(Mlperf, CorruptRecordNamesTheLine) {
   const auto r = mlperfText(
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", \"key\": \"run_start\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
+      "\"key\": \"run_start\", "
       "\"value\": null, \"metadata\": {}}\n"
       ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"key\": \n"
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 3000, \"event_type\": \"INTERVAL_END\", \"key\": \"run_stop\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 3000, \"event_type\": \"INTERVAL_END\", "
+      "\"key\": \"run_stop\", "
       "\"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.error().kind, ErrorKind::Parse);
-  EXPECT_NE(r.status.error().message.find("result_0.txt:2: expected a JSON record after ':::MLLOG '"),
-            std::string::npos)
+  EXPECT_NE(
+      r.status.error().message.find("result_0.txt:2: expected a JSON record after ':::MLLOG '"),
+      std::string::npos)
       << r.status.error().message;
 }
 
 TEST(Mlperf, RecordWithoutKeyIsAnError) {
   const auto r = mlperfText(":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000}\n");
   ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.error().message.find("result_0.txt:1: expected a string \"key\""), std::string::npos)
+  EXPECT_NE(r.status.error().message.find("result_0.txt:1: expected a string \"key\""),
+            std::string::npos)
       << r.status.error().message;
 }
 
 TEST(Mlperf, CutOffLastLineMarksPartialWithoutAnError) {
   const auto r = mlperfText(
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", \"key\": \"run_start\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
+      "\"key\": \"run_start\", "
       "\"value\": null, \"metadata\": {}}\n"
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", \"key\": \"tracked_stats\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"tracked_stats\", "
       "\"value\": {\"reduced_train_loss\": 2.0}, \"metadata\": {\"step\": 8}}\n"
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 3000, \"event_type\": \"POINT_IN_TIME\", \"key\": \"tracked_stats\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 3000, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"tracked_stats\", "
       "\"value\": {\"reduced_train_loss\": 2.");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
   ASSERT_EQ(r.steps.size(), 1U);
@@ -170,14 +180,19 @@ TEST(Mlperf, MixedStreamWithNanLossAndOtherLoggers) {
   const auto r = mlperfText(
       "[NeMo I 2024-07-15 06:50:05 nemo_logging:349] Loading model\n"
       "Training epoch 0, iteration 0/9 | reduced_train_loss: 10.5 | global_step: 0\n"
-      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", \"key\": \"run_start\", "
+      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
+      "\"key\": \"run_start\", "
       "\"value\": null, \"metadata\": {}}\n"
       " [2024-07-15 06:50:06] iteration        1/      10 | consumed samples:            8 |\n"
-      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", \"key\": \"tracked_stats\", "
-      "\"value\": {\"train_step_time\": 1.5, \"reduced_train_loss\": NaN}, \"metadata\": {\"step\": 8}}\n"
-      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 2001, \"event_type\": \"POINT_IN_TIME\", \"key\": \"tracked_stats\", "
+      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"tracked_stats\", "
+      "\"value\": {\"train_step_time\": 1.5, \"reduced_train_loss\": NaN}, \"metadata\": "
+      "{\"step\": 8}}\n"
+      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 2001, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"tracked_stats\", "
       "\"value\": {\"throughput\": 5.25}, \"metadata\": {\"step\": 8}}\n"
-      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 91000, \"event_type\": \"INTERVAL_END\", \"key\": \"run_stop\", "
+      "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 91000, \"event_type\": \"INTERVAL_END\", "
+      "\"key\": \"run_stop\", "
       "\"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
   ASSERT_TRUE(r.status.ok()) << r.status.error().message;
   // Step 8's loss is its record; train_step_time (no documented unit) and
@@ -193,10 +208,13 @@ TEST(Mlperf, MixedStreamWithNanLossAndOtherLoggers) {
 
 TEST(Mlperf, ClaimsMllogRecordsOnly) {
   EXPECT_TRUE(detail::mlperfClaimsLine(
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1696565619332, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1696565619332, \"event_type\": "
+      "\"POINT_IN_TIME\", \"key\": "
       "\"cache_clear\", \"value\": true, \"metadata\": {\"file\": \"<string>\", \"lineno\": 3}}"));
-  EXPECT_FALSE(detail::mlperfClaimsLine(":::MLLOG Weight initialization: dict_keys(['state_dict'])"));
-  EXPECT_FALSE(detail::mlperfClaimsLine("[NeMo I 2023-10-06 04:08:52 custom_callbacks:210] Starting training warmup"));
+  EXPECT_FALSE(
+      detail::mlperfClaimsLine(":::MLLOG Weight initialization: dict_keys(['state_dict'])"));
+  EXPECT_FALSE(detail::mlperfClaimsLine(
+      "[NeMo I 2023-10-06 04:08:52 custom_callbacks:210] Starting training warmup"));
 }
 
 TEST(Mlperf, DetectedAndImportedThroughTheImporter) {
@@ -223,7 +241,8 @@ TEST(Mlperf, DetectedAndImportedThroughTheImporter) {
   const auto& found = imported->found;
   EXPECT_NE(std::find(found.begin(), found.end(), "benchmark_throughput"), found.end());
   EXPECT_EQ(std::find(missing.begin(), missing.end(), "benchmark_throughput"), missing.end());
-  EXPECT_NE(std::find(imported->hints.begin(), imported->hints.end(), kThroughputNote), imported->hints.end());
+  EXPECT_NE(std::find(imported->hints.begin(), imported->hints.end(), kThroughputNote),
+            imported->hints.end());
 }
 
 TEST(Mlperf, Gpt3BenchmarkThroughputMedianIsTheLoggedFigure) {
@@ -250,19 +269,20 @@ TEST(Mlperf, ARunWithNothingImportableIsRefusedSayingWhy) {
   const auto dir = std::filesystem::temp_directory_path() / "tb_mlperf_nothing";
   std::filesystem::create_directories(dir);
   const auto path = dir / "result_0.txt";
-  std::ofstream(path) << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
-                         "\"key\": \"run_start\", \"value\": null, \"metadata\": {}}\n"
-                      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", "
-                         "\"key\": \"tracked_stats\", \"value\": {\"train_step_time\": 4.9}, \"metadata\": "
-                         "{\"step\": 16}}\n";
+  std::ofstream(path)
+      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
+         "\"key\": \"run_start\", \"value\": null, \"metadata\": {}}\n"
+      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", "
+         "\"key\": \"tracked_stats\", \"value\": {\"train_step_time\": 4.9}, \"metadata\": "
+         "{\"step\": 16}}\n";
   const auto imported = importLog(path);
   std::filesystem::remove_all(dir);
   ASSERT_FALSE(imported.ok());
   EXPECT_EQ(imported.error().kind, ErrorKind::Parse);
-  EXPECT_EQ(imported.error().message,
-            path.string() +
-                ": expected mlperf training records, found none (tracked_stats train_step_time is not imported: "
-                "its unit is not documented)");
+  EXPECT_EQ(imported.error().message, path.string() +
+                                          ": expected mlperf training records, found none "
+                                          "(tracked_stats train_step_time is not imported: "
+                                          "its unit is not documented)");
 }
 
 TEST(Mlperf, ANumberOutOfRangeIsAParseErrorNamingTheLine) {
@@ -271,29 +291,34 @@ TEST(Mlperf, ANumberOutOfRangeIsAParseErrorNamingTheLine) {
   const auto dir = std::filesystem::temp_directory_path() / "tb_mlperf_overflow";
   std::filesystem::create_directories(dir);
   const auto path = dir / "result_0.txt";
-  std::ofstream(path)
-      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", \"key\": "
-         "\"run_start\", \"value\": null, \"metadata\": {}}\n"
-      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": \"POINT_IN_TIME\", \"key\": "
-         "\"tracked_stats\", \"value\": {\"reduced_train_loss\": 1e999}, \"metadata\": {\"step\": 8}}\n";
+  std::ofstream(path) << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1000, \"event_type\": "
+                         "\"INTERVAL_START\", \"key\": "
+                         "\"run_start\", \"value\": null, \"metadata\": {}}\n"
+                      << ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2000, \"event_type\": "
+                         "\"POINT_IN_TIME\", \"key\": "
+                         "\"tracked_stats\", \"value\": {\"reduced_train_loss\": 1e999}, "
+                         "\"metadata\": {\"step\": 8}}\n";
   const auto imported = importLog(path);
   std::filesystem::remove_all(dir);
   ASSERT_FALSE(imported.ok());
   EXPECT_EQ(imported.error().kind, ErrorKind::Parse);
-  EXPECT_NE(imported.error().message.find(path.string() + ":2: expected a JSON record after ':::MLLOG '"),
-            std::string::npos)
+  EXPECT_NE(
+      imported.error().message.find(path.string() + ":2: expected a JSON record after ':::MLLOG '"),
+      std::string::npos)
       << imported.error().message;
   EXPECT_NE(imported.error().message.find("number overflow parsing '1e999'"), std::string::npos)
       << imported.error().message;
 }
 
 TEST(Mlperf, DeepNestingIsAParseErrorNotACrash) {
-  const std::string line = ":::MLLOG {\"key\": \"tracked_stats\", \"value\": " + std::string(500000, '[') +
-                           std::string(500000, ']') + "}\n";
+  const std::string line =
+      ":::MLLOG {\"key\": \"tracked_stats\", \"value\": " + std::string(500000, '[') +
+      std::string(500000, ']') + "}\n";
   const auto r = mlperfText(line);
   ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.error().message.find("result_0.txt:1: expected a JSON record after ':::MLLOG '"),
-            std::string::npos)
+  EXPECT_NE(
+      r.status.error().message.find("result_0.txt:1: expected a JSON record after ':::MLLOG '"),
+      std::string::npos)
       << r.status.error().message;
   EXPECT_NE(r.status.error().message.find("JSON nested deeper than 256 levels"), std::string::npos)
       << r.status.error().message;
@@ -301,15 +326,18 @@ TEST(Mlperf, DeepNestingIsAParseErrorNotACrash) {
 
 TEST(Mlperf, ANegativeOrHugeStepIsAnError) {
   for (const char* step : {"-8", "9223372036854775808"}) {
-    const auto r = mlperfText(std::string(":::MLLOG {\"key\": \"tracked_stats\", \"value\": {\"reduced_train_loss\": "
-                                          "2.0}, \"metadata\": {\"step\": ") +
-                              step + "}}\n");
+    const auto r = mlperfText(
+        std::string(":::MLLOG {\"key\": \"tracked_stats\", \"value\": {\"reduced_train_loss\": "
+                    "2.0}, \"metadata\": {\"step\": ") +
+        step + "}}\n");
     ASSERT_FALSE(r.status.ok()) << step;
-    EXPECT_NE(r.status.error().message.find(
-                  std::string("result_0.txt:1: expected a whole, non-negative step number for metadata \"step\", "
-                              "found '") +
-                  step + "'"),
-              std::string::npos)
+    EXPECT_NE(
+        r.status.error().message.find(
+            std::string(
+                "result_0.txt:1: expected a whole, non-negative step number for metadata \"step\", "
+                "found '") +
+            step + "'"),
+        std::string::npos)
         << r.status.error().message;
   }
 }

@@ -233,10 +233,10 @@ class TensorboardFiles : public ::testing::Test {
     std::ofstream(spec) << specJson(events, fileVersion);
     tb::ProcessOptions options;
     options.timeout = std::chrono::milliseconds(60000);
-    auto result = tb::runProcess({"/usr/bin/python3", TB_TFEVENTS_WRITER, "--proto",
-                                  TB_TFEVENTS_PROTO, "--out", out.string(), "--spec",
-                                  spec.string()},
-                                 options);
+    auto result =
+        tb::runProcess({"/usr/bin/python3", TB_TFEVENTS_WRITER, "--proto", TB_TFEVENTS_PROTO,
+                        "--out", out.string(), "--spec", spec.string()},
+                       options);
     EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
     if (result.ok()) {
       EXPECT_EQ(result->exitCode, 0) << result->standardError;
@@ -544,10 +544,10 @@ TEST_F(TensorboardFiles, AFlippedByteIsCaughtByTheCrcWithItsOffset) {
   auto read = readBack(file);
   ASSERT_FALSE(read.status.ok());
   EXPECT_EQ(read.status.error().kind, tb::ErrorKind::Parse);
-  EXPECT_NE(read.status.error().message.find(file.string() + ": byte " +
-                                             std::to_string(offsets[2]) +
-                                             ": expected the record data's masked CRC-32C"),
-            std::string::npos)
+  EXPECT_NE(
+      read.status.error().message.find(file.string() + ": byte " + std::to_string(offsets[2]) +
+                                       ": expected the record data's masked CRC-32C"),
+      std::string::npos)
       << read.status.error().message;
 
   std::string length = good;

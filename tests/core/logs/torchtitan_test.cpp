@@ -120,21 +120,26 @@ TEST(Torchtitan, ReadsTheFiveDecimalLossAndMfuNotAvailable) {
   EXPECT_EQ(read.steps[2].gradNorm, 8.3125);
   EXPECT_EQ(read.steps[1].tokensPerSecond->value, 12406.0);
   EXPECT_EQ(read.steps[1].tflopsPerGpu, 744.36);
-  for (const auto& step : read.steps) EXPECT_FALSE(step.mfu.has_value()) << step.step;  // `mfu: N/A`
+  for (const auto& step : read.steps)
+    EXPECT_FALSE(step.mfu.has_value()) << step.step;  // `mfu: N/A`
 }
 
 TEST(Torchtitan, ClaimsStepLinesAndNothingElse) {
+  EXPECT_TRUE(
+      torchtitanClaimsLine("[titan] 2026-01-09 19:02:58,105 - root - INFO - step: 100  loss:  "
+                           "9.4939  grad_norm: 18.2500  "
+                           "memory: 72.82GiB(91.97%)  tps: 55,314  tflops: 412.06  mfu: 41.66%"));
   EXPECT_TRUE(torchtitanClaimsLine(
-      "[titan] 2026-01-09 19:02:58,105 - root - INFO - step: 100  loss:  9.4939  grad_norm: 18.2500  "
-      "memory: 72.82GiB(91.97%)  tps: 55,314  tflops: 412.06  mfu: 41.66%"));
-  EXPECT_TRUE(torchtitanClaimsLine("step:  1  loss: 10.9281  memory:  9.40GiB(11.87%)  wps: 1,203  mfu: 0.71%"));
+      "step:  1  loss: 10.9281  memory:  9.40GiB(11.87%)  wps: 1,203  mfu: 0.71%"));
   for (const char* line : {
            "validate step: 20  loss:  9.4011  memory: 31.02GiB(32.65%)  tps: 21,540",
-           "[titan] 2026-01-09 19:03:41,340 - root - INFO - [GC] Performing periodic GC collection took 0.00 seconds",
+           "[titan] 2026-01-09 19:03:41,340 - root - INFO - [GC] Performing periodic GC collection "
+           "took 0.00 seconds",
            "2026-01-09 19:02:58",
            "...",
            // NeMo 2: `global_step:` and `reduced_train_loss:` are other keys.
-           "Training epoch 0, iteration 1/249 | lr: 3.922e-06 | global_batch_size: 8 | global_step: 1 | "
+           "Training epoch 0, iteration 1/249 | lr: 3.922e-06 | global_batch_size: 8 | "
+           "global_step: 1 | "
            "reduced_train_loss: 1.653 | train_step_timing in s: 2.505 | consumed_samples: 16",
            // DeepSpeed's pipeline engine: `steps:`, no token rate.
            "steps: 10 loss: 2.3456 iter time (s): 0.512 samples/sec: 31.250",
@@ -147,11 +152,13 @@ TEST(Torchtitan, ClaimsStepLinesAndNothingElse) {
 TEST(Torchtitan, AForkStepCountGivesThePlannedSteps) {
   const auto format = makeTorchtitanFormat("fork.log");
   RecordingSink sink;
-  ASSERT_TRUE(format
-                  ->feed("[titan] 2025-03-01 10:00:00,000 - root - INFO - step: 640/644 = 99.3789%  "
-                         "loss:  2.3456  memory: 40.12GiB(50.66%)  tps: 9,876  tflops: 123.45  mfu: 12.48%  it/s: 1.23",
-                         7, sink)
-                  .ok());
+  ASSERT_TRUE(
+      format
+          ->feed("[titan] 2025-03-01 10:00:00,000 - root - INFO - step: 640/644 = 99.3789%  "
+                 "loss:  2.3456  memory: 40.12GiB(50.66%)  tps: 9,876  tflops: 123.45  mfu: 12.48% "
+                 " it/s: 1.23",
+                 7, sink)
+          .ok());
   runs::ImportedRun run;
   ASSERT_TRUE(format->finish(run, false).ok());
   EXPECT_EQ(run.plannedSteps, 644);
@@ -166,7 +173,8 @@ TEST(Torchtitan, ABadValueIsAParseErrorNamingTheLine) {
   RecordingSink sink;
   // The error waits for the next line, which shows the bad line was whole.
   ASSERT_TRUE(format->feed("step: 5  loss: abc  memory:  1.00GiB(1.00%)  tps: 10", 7, sink).ok());
-  const Status bad = format->feed("[titan] 2025-03-01 10:00:00,000 - root - INFO - [GC] done", 8, sink);
+  const Status bad =
+      format->feed("[titan] 2025-03-01 10:00:00,000 - root - INFO - [GC] done", 8, sink);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().kind, ErrorKind::Parse);
   EXPECT_EQ(bad.error().message, "train.log:7: expected a number after 'loss:', found 'abc'");
@@ -186,7 +194,8 @@ TEST(Torchtitan, TheRecordHeldBackIsKeptWhenTheCutLastLineWasWithheld) {
   // it is a record.
   const auto format = makeTorchtitanFormat("train.log");
   RecordingSink sink;
-  ASSERT_TRUE(format->feed("step: 10  loss:  9.4939  memory: 72.82GiB(91.97%)  tps: 55,314", 1, sink).ok());
+  ASSERT_TRUE(
+      format->feed("step: 10  loss:  9.4939  memory: 72.82GiB(91.97%)  tps: 55,314", 1, sink).ok());
   runs::ImportedRun run;
   ASSERT_TRUE(format->finish(run, true).ok());
   EXPECT_EQ(stepNumbers(sink.steps), std::vector<std::int64_t>{10});
@@ -210,10 +219,12 @@ TEST(Torchtitan, ImportsWithMediansOfEveryRecordByDefault) {
   EXPECT_DOUBLE_EQ(*imported->medians.mfu, (41.50 / 100.0 + 41.64 / 100.0) / 2);
   EXPECT_FALSE(imported->medians.samplesPerSecond.has_value());
   EXPECT_FALSE(imported->medians.stepTimeSeconds.has_value());
-  EXPECT_EQ(imported->missing, (std::vector<std::string>{"learning_rate", "step_time_s", "samples_per_s",
-                                                          "world_size", "global_batch", "sequence_length"}));
-  EXPECT_EQ(imported->hints, (std::vector<std::string>{"step_time_s needs --gpus, --seq and --global-batch",
-                                                        "samples_per_s needs --gpus and --seq"}));
+  EXPECT_EQ(imported->missing,
+            (std::vector<std::string>{"learning_rate", "step_time_s", "samples_per_s", "world_size",
+                                      "global_batch", "sequence_length"}));
+  EXPECT_EQ(imported->hints,
+            (std::vector<std::string>{"step_time_s needs --gpus, --seq and --global-batch",
+                                      "samples_per_s needs --gpus and --seq"}));
 }
 
 TEST(Torchtitan, SkipFirstOneLeavesOutTheSlowFirstStep) {
@@ -242,8 +253,9 @@ TEST(Torchtitan, ImportWithTheJobShapeDerivesSamplesAndStepTime) {
   EXPECT_DOUBLE_EQ(*imported->medians.stepTimeSeconds, 232.0 * 2048 / (2 * 55290.0));
   EXPECT_TRUE(imported->hints.empty());
   // The file still did not say them.
-  EXPECT_EQ(imported->missing, (std::vector<std::string>{"learning_rate", "step_time_s", "samples_per_s",
-                                                          "world_size", "global_batch", "sequence_length"}));
+  EXPECT_EQ(imported->missing,
+            (std::vector<std::string>{"learning_rate", "step_time_s", "samples_per_s", "world_size",
+                                      "global_batch", "sequence_length"}));
 }
 
 TEST(Torchtitan, AKilledRunImportsItsCompleteLinesAsPartial) {
@@ -252,7 +264,8 @@ TEST(Torchtitan, AKilledRunImportsItsCompleteLinesAsPartial) {
   EXPECT_EQ(imported->run.records, 3);  // `tps: 7,0` of step 30 was cut off
   EXPECT_EQ(imported->run.lastStep, 20);
   EXPECT_TRUE(imported->run.partial);
-  EXPECT_NE(imported->run.partialReason.find("ends mid-line"), std::string::npos) << imported->run.partialReason;
+  EXPECT_NE(imported->run.partialReason.find("ends mid-line"), std::string::npos)
+      << imported->run.partialReason;
   // Steps 1, 10 and 20 (nothing is skipped by default): 1,024, 7,034, 7,102.
   EXPECT_EQ(imported->medians.tokensPerSecondPerGpu, 7034.0);
 }

@@ -30,8 +30,8 @@ std::vector<MeasuredPeak> engineSweep(double scale, double offset) {
 }
 
 std::filesystem::path scratch(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tb-calibration-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tb-calibration-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir / name;
 }

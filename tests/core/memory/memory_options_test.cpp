@@ -30,24 +30,23 @@ TEST(MemoryOptions, ParsesRecomputePoliciesIncludingLayerCounts) {
   EXPECT_EQ(toString(*parseRecompute("layers:3")), "layers:3");
   EXPECT_EQ(*parseRecompute("selective:core_attn"), (RecomputePolicy{RecomputeKind::Selective, 0}));
   EXPECT_EQ(*parseRecompute("selective:mlp_act,layernorm"),
-            (RecomputePolicy{RecomputeKind::Selective, 0,
-                             model::kNorms | model::kMlpActivation}));
+            (RecomputePolicy{RecomputeKind::Selective, 0, model::kNorms | model::kMlpActivation}));
   EXPECT_EQ(*parseRecompute("layers:2+selective"),
             (RecomputePolicy{RecomputeKind::Layers, 2, model::kCoreAttention}));
   EXPECT_EQ(toString(*parseRecompute("layers:2+selective:layernorm")),
             "layers:2+selective:layernorm");
-  EXPECT_EQ(*parseRecompute("selective:head,core_attn"),
-            (RecomputePolicy{RecomputeKind::Selective, 0,
-                             model::kCoreAttention | model::kOutputHead}));
+  EXPECT_EQ(
+      *parseRecompute("selective:head,core_attn"),
+      (RecomputePolicy{RecomputeKind::Selective, 0, model::kCoreAttention | model::kOutputHead}));
   EXPECT_EQ(toString(*parseRecompute("layers:6+selective:head,mlp_act")),
             "layers:6+selective:mlp_act,head");
 }
 
 TEST(MemoryOptions, MalformedLayerCountsAreRefused) {
-  for (const char* text : {"layers:", "layers:-1", "layers:2x", "layers:x", "auto", "Full",
-                           "selective:", "selective:attn", "selective:mlp_act,mlp_act",
-                           "selective:head,head", "selective:heads",
-                           "layers:1+", "none+selective"}) {
+  for (const char* text :
+       {"layers:", "layers:-1", "layers:2x", "layers:x", "auto", "Full",
+        "selective:", "selective:attn", "selective:mlp_act,mlp_act", "selective:head,head",
+        "selective:heads", "layers:1+", "none+selective"}) {
     auto policy = parseRecompute(text);
     ASSERT_FALSE(policy.ok()) << text;
     EXPECT_NE(policy.error().message.find(std::string("'") + text + "'"), std::string::npos);

@@ -77,8 +77,8 @@ TEST(MemoryPolicy, TheHeadModuleChunksTheEnginesLogitsForOneMoreHeadProduct) {
   // Once more the head's product (2·V·D per token) over 3·(6 blocks + head).
   const auto counts = model::parameterCount(plain.model);
   const double headForward = 2.0 * 4096 * 384;
-  const double block = 2.0 * static_cast<double>(counts - 2 * 4096 * 384 - 384) / 6 +
-                       4.0 * 384 * 256;
+  const double block =
+      2.0 * static_cast<double>(counts - 2 * 4096 * 384 - 384) / 6 + 4.0 * 384 * 256;
   EXPECT_NEAR(chunked.timeRatio, 1.0 + headForward / (3.0 * (6 * block + headForward)), 1e-9);
 
   // The compiled step's head is chunked already, and bf16 has no chunked head.
@@ -92,8 +92,8 @@ TEST(MemoryPolicy, TheHeadModuleChunksTheEnginesLogitsForOneMoreHeadProduct) {
 
 TEST(MemoryPolicy, ClusterProfilesHaveNoHeadModule) {
   for (Profile profile : {Profile::Megatron, Profile::DeepSpeed, Profile::Fsdp}) {
-    const auto refused = predictMemory(
-        withPolicy(profile, {RecomputeKind::Layers, 1, model::kCoreAttention | model::kOutputHead}));
+    const auto refused = predictMemory(withPolicy(
+        profile, {RecomputeKind::Layers, 1, model::kCoreAttention | model::kOutputHead}));
     ASSERT_FALSE(refused.ok()) << toString(profile);
     EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
     EXPECT_NE(refused.error().message.find("head module"), std::string::npos)
@@ -140,8 +140,8 @@ TEST(MemoryPolicy, SelectiveIsFreeUnderFlashAttention) {
 TEST(MemoryPolicy, ClusterProfilesPredictReservedMemoryAboveTensorBytes) {
   // The caching allocator's slack is charged on top of what tensors hold.
   const auto p = test::predict(withPolicy(Profile::Fsdp, {RecomputeKind::None, 0}));
-  const std::uint64_t dynamic = p.breakdown.activations + p.breakdown.logits +
-                                p.breakdown.recompute + p.breakdown.workspace;
+  const std::uint64_t dynamic =
+      p.breakdown.activations + p.breakdown.logits + p.breakdown.recompute + p.breakdown.workspace;
   EXPECT_GT(p.breakdown.allocatorCache, dynamic / 20);
   EXPECT_EQ(p.allocatedBytes + p.breakdown.allocatorCache, p.totalBytes);
 }

@@ -121,10 +121,11 @@ TEST(MemoryTerms, FlashAttentionKeepsOnlyTheLogSumExp) {
 }
 
 TEST(MemoryTerms, PublishedArchitecturesHaveExactParameterCounts) {
-  const std::pair<const char*, std::int64_t> cases[] = {
-      {"llama3-8b", 8'030'261'248},  {"llama3-70b", 70'553'706'496},
-      {"llama2-7b", 6'738'415'616},  {"qwen2.5-7b", 7'615'616'512},
-      {"mistral-7b", 7'241'732'096}};
+  const std::pair<const char*, std::int64_t> cases[] = {{"llama3-8b", 8'030'261'248},
+                                                        {"llama3-70b", 70'553'706'496},
+                                                        {"llama2-7b", 6'738'415'616},
+                                                        {"qwen2.5-7b", 7'615'616'512},
+                                                        {"mistral-7b", 7'241'732'096}};
   for (const auto& [name, params] : cases) {
     PredictionInput input;
     input.model = test::preset(name);

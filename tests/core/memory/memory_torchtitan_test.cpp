@@ -31,8 +31,7 @@ TEST(MemoryTorchtitan, FrameworkNamesMapOntoThePredictorsTerms) {
   EXPECT_EQ(*parseRecompute("torchtitan:op"), (RecomputePolicy{RecomputeKind::Op, 0}));
   EXPECT_EQ(*parseRecompute("torchtitan:full"), (RecomputePolicy{RecomputeKind::Full, 0}));
   EXPECT_EQ(*parseRecompute("torchtitan:every:2"), (RecomputePolicy{RecomputeKind::Every, 2}));
-  EXPECT_EQ(*parseRecompute("torchtitan:selective:3"),
-            (RecomputePolicy{RecomputeKind::Every, 3}));
+  EXPECT_EQ(*parseRecompute("torchtitan:selective:3"), (RecomputePolicy{RecomputeKind::Every, 3}));
   // count % N == 0 for every block: N = 1, and torchtitan's "0", are full.
   EXPECT_EQ(*parseRecompute("torchtitan:every:1"), (RecomputePolicy{RecomputeKind::Full, 0}));
   EXPECT_EQ(*parseRecompute("torchtitan:every:0"), (RecomputePolicy{RecomputeKind::Full, 0}));
@@ -71,8 +70,9 @@ TEST(MemoryTorchtitan, TheMappingSaysWhatANameMeans) {
   EXPECT_NE(op.find("wq, wv, w1 and w2"), std::string::npos) << op;
   EXPECT_NE(recomputeMapping("megatron:full:uniform:4").find("chunk of 4 blocks"),
             std::string::npos);
-  EXPECT_EQ(recomputeMapping("hf:gradient_checkpointing").rfind("hf:gradient_checkpointing = full", 0),
-            0u);
+  EXPECT_EQ(
+      recomputeMapping("hf:gradient_checkpointing").rfind("hf:gradient_checkpointing = full", 0),
+      0u);
 }
 
 // A vocabulary of 256 and 512 tokens, so that the head's backward (all four
@@ -251,10 +251,11 @@ TEST(MemoryTorchtitan, ThePlannerOffersTorchtitansOwnPolicies) {
       << toString(plan->policy);
   EXPECT_FALSE(frameworkSpelling(Profile::Torchtitan, plan->policy).empty());
   EXPECT_LT(plan->timeOverheadRatio, relativeStepTime([&] {
-              PredictionInput full = input;
-              full.recompute = {RecomputeKind::Full, 0};
-              return full;
-            }()) - 1.0);
+                                       PredictionInput full = input;
+                                       full.recompute = {RecomputeKind::Full, 0};
+                                       return full;
+                                     }()) -
+                                         1.0);
 }
 
 }  // namespace

@@ -111,7 +111,8 @@ TEST(RecomputePlanner, RebuildsTheHeadWhereThatBeatsFullBlocks) {
   PredictionInput input = smallEngine();
   input.flatGradients = input.gqaInPlace = true;
   const RecomputePlan probe = plan(input, 1ull << 40);
-  const auto budget = static_cast<std::uint64_t>(0.7 * static_cast<double>(probe.curve[0].peakBytes));
+  const auto budget =
+      static_cast<std::uint64_t>(0.7 * static_cast<double>(probe.curve[0].peakBytes));
   const RecomputePlan p = plan(input, budget);
   ASSERT_TRUE(p.fits);
   EXPECT_EQ(toString(p.policy), "selective:core_attn,layernorm,mlp_act,head");
@@ -158,9 +159,8 @@ TEST(RecomputePlanner, BudgetNothingFitsInSaysTheSmallestThatWould) {
   const RecomputePlan probe = plan(smallEngine(), 1ull << 40);
   const RecomputePlan p = plan(smallEngine(), probe.curve.back().peakBytes / 2);
   EXPECT_FALSE(p.fits);
-  EXPECT_EQ(p.smallestBudgetBytes,
-            static_cast<std::uint64_t>(
-                std::ceil(static_cast<double>(probe.curve.back().peakBytes) / 0.95)));
+  EXPECT_EQ(p.smallestBudgetBytes, static_cast<std::uint64_t>(std::ceil(
+                                       static_cast<double>(probe.curve.back().peakBytes) / 0.95)));
   // That budget is indeed enough.
   EXPECT_TRUE(plan(smallEngine(), p.smallestBudgetBytes).fits);
 }

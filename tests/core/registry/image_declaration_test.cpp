@@ -80,8 +80,9 @@ TEST(ImageDeclaration, TheImagesValuesReplaceTheCatalogsAndTheNotesSaySo) {
             "from the registry: example.io/team/image:30.03-serverless (sha256:index) "
             "publishes linux/amd64, linux/arm64/v8, unknown/unknown");
   const std::string notes = allNotes(declared);
-  EXPECT_TRUE(hasNote(declared, "linux/amd64 declares CUDA_VERSION=13.0.2; the catalog says "
-                                "CUDA 12.9.0"))
+  EXPECT_TRUE(hasNote(declared,
+                      "linux/amd64 declares CUDA_VERSION=13.0.2; the catalog says "
+                      "CUDA 12.9.0"))
       << notes;
   EXPECT_TRUE(hasNote(declared, "CUDA_DRIVER_VERSION=580.95.05; the catalog says driver >= 570"))
       << notes;

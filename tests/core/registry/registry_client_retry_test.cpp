@@ -46,8 +46,8 @@ TEST(RegistryClientRetry, RetryAfterIsHonouredButCapped) {
 
 TEST(RegistryClientRetry, ClientErrorsAndNetworkErrorsAreNotRetried) {
   ScriptedClient notFound;
-  notFound.script->replies.push_back(reply(
-      404, R"({"errors":[{"code":"NAME_UNKNOWN","message":"repository name not known"}]})"));
+  notFound.script->replies.push_back(
+      reply(404, R"({"errors":[{"code":"NAME_UNKNOWN","message":"repository name not known"}]})"));
   auto missing = notFound.client->listTags("app");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, ErrorKind::NotFound);

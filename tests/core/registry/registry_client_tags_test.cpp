@@ -9,9 +9,8 @@ namespace {
 
 TEST(RegistryClientTags, LinkPagesAreFollowedMergedSortedAndDeduplicated) {
   ScriptedClient scripted;
-  scripted.script->replies.push_back(
-      reply(200, R"({"tags":["c","a"]})",
-            {{"Link", R"(</v2/app/tags/list?n=2&last=c>; rel="next")"}}));
+  scripted.script->replies.push_back(reply(
+      200, R"({"tags":["c","a"]})", {{"Link", R"(</v2/app/tags/list?n=2&last=c>; rel="next")"}}));
   scripted.script->replies.push_back(
       reply(200, R"({"tags":["c","b"]})",
             {{"link", R"(<https://registry.test/v2/app/tags/list?n=2&last=d>; rel="next")"}}));
@@ -55,8 +54,7 @@ TEST(RegistryClientTags, ManifestRequestAcceptsIndexListAndImageTypes) {
 
 TEST(RegistryClientTags, InspectionWalksEachPlatformToItsConfig) {
   ScriptedClient scripted;
-  scripted.script->replies.push_back(reply(
-      200, R"({"manifests":[
+  scripted.script->replies.push_back(reply(200, R"({"manifests":[
         {"digest":"sha256:a","platform":{"os":"linux","architecture":"amd64"}},
         {"digest":"sha256:att","platform":{"os":"unknown","architecture":"unknown"}}]})"));
   scripted.script->replies.push_back(

@@ -19,8 +19,8 @@ using bench::AblationResults;
 using bench::ConfigurationResult;
 using bench::ResultSource;
 
-ConfigurationResult configuration(bench::AblationStep step, ResultSource source,
-                                  std::string model, double throughput, int failed = 0) {
+ConfigurationResult configuration(bench::AblationStep step, ResultSource source, std::string model,
+                                  double throughput, int failed = 0) {
   ConfigurationResult config;
   config.label = std::string(bench::label(step));
   config.source = source;
@@ -61,8 +61,8 @@ AblationResults sampleResults() {
   results.machine = {"Intel(R) Xeon(R) <test> CPU", 2, 2, "mkldnn", "1.13.1", "cpu"};
   double speed = 200.0;
   for (const bench::AblationStep step : bench::kAblationSteps) {
-    results.configurations.push_back(configuration(
-        step, ResultSource::Engine, "small", speed, step == bench::AblationStep::Ac2 ? 1 : 0));
+    results.configurations.push_back(configuration(step, ResultSource::Engine, "small", speed,
+                                                   step == bench::AblationStep::Ac2 ? 1 : 0));
     speed *= 1.25;
   }
   // Cluster runs in another unit and another model: never divided by engine numbers.
@@ -84,10 +84,10 @@ std::filesystem::path tempDir(const std::string& name) {
 Expected<ProcessResult> checkHtml(const std::filesystem::path& path) {
   ProcessOptions options;
   options.timeout = std::chrono::seconds(60);
-  return runProcess({"/usr/bin/python3",
-                     std::string(TB_SOURCE_DIR) + "/tests/core/report/html_check.py",
-                     path.string()},
-                    options);
+  return runProcess(
+      {"/usr/bin/python3", std::string(TB_SOURCE_DIR) + "/tests/core/report/html_check.py",
+       path.string()},
+      options);
 }
 
 TEST(ReportRows, SpeedupsCompareWithTheBaseOfTheSameSourceAndModel) {
@@ -180,8 +180,8 @@ TEST(HtmlReport, ChartsNoteIsShownInTheChartsSection) {
   EXPECT_GT(heading, html.find("<h2>Results</h2>"));
   EXPECT_EQ(html.find("<figure>"), std::string::npos);
   // Charts and a note together: the note follows the charts, in the same section.
-  const std::string both = renderReport(
-      sampleResults(), ReportFormat::Html, {{{"Loss", "image/png", "x"}}, "Two charts left out."});
+  const std::string both = renderReport(sampleResults(), ReportFormat::Html,
+                                        {{{"Loss", "image/png", "x"}}, "Two charts left out."});
   EXPECT_LT(both.find("<h2>Charts</h2>"), both.find("<figure>"));
   EXPECT_LT(both.find("<figure>"), both.find("Two charts left out."));
   // Neither: no empty section.
@@ -228,9 +228,9 @@ TEST(HtmlReport, Base64PaddingFollowsRfc4648) {
 TEST(HtmlReport, IsWellFormedForAnHtmlParser) {
   const auto dir = tempDir("html");
   const auto path = dir / "report.html";
-  const ReportCharts charts = {{{"Throughput", "image/svg+xml", "<svg/>"},
-                                {"Peak memory", "image/png", "\x89PNG"}},
-                               "Two charts had nothing to show."};
+  const ReportCharts charts = {
+      {{"Throughput", "image/svg+xml", "<svg/>"}, {"Peak memory", "image/png", "\x89PNG"}},
+      "Two charts had nothing to show."};
   AblationResults results = sampleResults();
   results.complete = false;
   results.plannedRuns = 12;

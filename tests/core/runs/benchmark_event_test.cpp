@@ -31,7 +31,15 @@ TEST(BenchmarkEvent, APlanRoundTrips) {
   BenchmarkEvent event;
   event.kind = BenchmarkEventKind::Plan;
   event.elapsedSeconds = 0.25;
-  event.plan = {"small", 20, 5, 2, 1u << 30, true, 900, 4000, "/tmp/out/results.json",
+  event.plan = {"small",
+                20,
+                5,
+                2,
+                1u << 30,
+                true,
+                900,
+                4000,
+                "/tmp/out/results.json",
                 {ref(0, "Base"), ref(1, "AC2")}};
   const BenchmarkEvent back = roundTrip(event);
   EXPECT_EQ(back.kind, BenchmarkEventKind::Plan);
@@ -110,8 +118,8 @@ TEST(BenchmarkEvent, NewerEventsAreOtherAndBadLinesNameTheField) {
   auto noLabel = parseBenchmarkEventLine(R"({"event":"run_start","index":0})");
   ASSERT_FALSE(noLabel.ok());
   EXPECT_NE(noLabel.error().message.find("'label'"), std::string::npos);
-  auto badStatus = parseBenchmarkEventLine(
-      R"({"event":"run_end","index":0,"label":"Base","status":"ok"})");
+  auto badStatus =
+      parseBenchmarkEventLine(R"({"event":"run_end","index":0,"label":"Base","status":"ok"})");
   ASSERT_FALSE(badStatus.ok());
   EXPECT_NE(badStatus.error().message.find("'ok'"), std::string::npos);
 }

@@ -78,10 +78,10 @@ TEST(ParseEventLine, RankStepIsOneRanksOwnStepAsTheLauncherForwardsIt) {
   EXPECT_TRUE(stepSamples({*event}).empty());
   EXPECT_EQ(lastStep(line + "\n"), 0);
 
-  for (const char* rank : {"", R"("rank":-1,)", R"("rank":"1",)", R"("rank":1.5,)",
-                           R"("rank":4294967296,)"}) {
-    auto bad = parseEventLine(std::string(R"({"event":"rank_step",)") + rank +
-                              R"("step":1,"loss":1.0})");
+  for (const char* rank :
+       {"", R"("rank":-1,)", R"("rank":"1",)", R"("rank":1.5,)", R"("rank":4294967296,)"}) {
+    auto bad =
+        parseEventLine(std::string(R"({"event":"rank_step",)") + rank + R"("step":1,"loss":1.0})");
     ASSERT_FALSE(bad) << rank;
     EXPECT_NE(bad.error().message.find("'rank'"), std::string::npos) << bad.error().message;
   }
@@ -146,7 +146,9 @@ class ReadEvents : public ::testing::Test {
 };
 
 TEST_F(ReadEvents, PartialLastLineIsReportedAndTheRestKept) {
-  std::ofstream(dir_ / "events.jsonl") << kStart << '\n' << kStep << "\n\n" << R"({"step":4,"lo)";
+  std::ofstream(dir_ / "events.jsonl") << kStart << '\n'
+                                       << kStep << "\n\n"
+                                       << R"({"step":4,"lo)";
   auto file = readEvents(dir_);
   ASSERT_TRUE(file) << file.error().message;
   ASSERT_EQ(file->events.size(), 2U);

@@ -107,8 +107,8 @@ class GlooCommunicator final : public Communicator {
     checkUsable(what);
     const std::int64_t shard = buffer.numel() / world_;
     if (!buffer.is_contiguous() || shard * world_ != buffer.numel()) {
-      throw std::logic_error(what + ": " + std::to_string(buffer.numel()) +
-                             " elements are not " + std::to_string(world_) + " equal shards");
+      throw std::logic_error(what + ": " + std::to_string(buffer.numel()) + " elements are not " +
+                             std::to_string(world_) + " equal shards");
     }
     std::vector<GlooPending> pieces;
     pieces.reserve(static_cast<std::size_t>(world_));
@@ -136,9 +136,8 @@ class GlooCommunicator final : public Communicator {
   }
 
   std::string fetch(const std::string& key) override {
-    const auto bytes = guarded("waiting for " + key + " in the rendezvous store", [&] {
-      return store_->get(std::string(kKeyPrefix) + "/" + key);
-    });
+    const auto bytes = guarded("waiting for " + key + " in the rendezvous store",
+                               [&] { return store_->get(std::string(kKeyPrefix) + "/" + key); });
     return {bytes.begin(), bytes.end()};
   }
 
@@ -268,8 +267,8 @@ Expected<std::unique_ptr<Communicator>> joinGlooGroup(const GroupSettings& setti
     }
     // c10d's Python binding runs two threads per device; so do we.
     options->threads = static_cast<int>(options->devices.size()) * 2;
-    auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, launch.rank,
-                                                             launch.worldSize, options);
+    auto group =
+        c10::make_intrusive<c10d::ProcessGroupGloo>(store, launch.rank, launch.worldSize, options);
     return std::unique_ptr<Communicator>(
         std::make_unique<GlooCommunicator>(std::move(store), std::move(group), settings));
   } catch (const std::exception& error) {
@@ -296,9 +295,8 @@ Expected<RendezvousStore> RendezvousStore::host(std::uint16_t port,
     impl->store = c10::make_intrusive<c10d::TCPStore>("0.0.0.0", storeOptions(port, true, timeout));
     return RendezvousStore(std::move(impl));
   } catch (const std::exception& error) {
-    return makeError(ErrorKind::Runtime,
-                     "cannot host the rendezvous store on port " + std::to_string(port) + ": " +
-                         messageOf(error));
+    return makeError(ErrorKind::Runtime, "cannot host the rendezvous store on port " +
+                                             std::to_string(port) + ": " + messageOf(error));
   }
 }
 

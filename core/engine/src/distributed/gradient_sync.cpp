@@ -19,8 +19,8 @@ namespace {
 constexpr std::size_t kNoBucket = static_cast<std::size_t>(-1);
 }  // namespace
 
-std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
-                                std::int64_t firstCapBytes, std::int64_t capBytes) {
+std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans, std::int64_t firstCapBytes,
+                                std::int64_t capBytes) {
   if (spans.empty()) return {};
   constexpr std::int64_t kElementBytes = 4;
   if (capBytes == 0) {
@@ -133,8 +133,8 @@ GradientSync::GradientSync(Communicator& communicator, const std::vector<NamedTe
         throw std::logic_error("gradient sync: " + parameters_[static_cast<std::size_t>(i)].name +
                                " has no contiguous gradient view in the flat buffer");
       }
-      spans_.push_back({static_cast<const float*>(grad.data_ptr()) - base, grad.numel(),
-                        count - 1 - i});
+      spans_.push_back(
+          {static_cast<const float*>(grad.data_ptr()) - base, grad.numel(), count - 1 - i});
     }
   }
   // The buckets hold every gradient but the table's.
@@ -241,16 +241,16 @@ void GradientSync::startTableRows() {
   if (!grad.defined()) grad = at::zeros_like(parameters_[*table_].tensor);
   tableSum_ = grad.index_select(0, tableRows_);
   pending_.push_back(communicator_->allReduceSum(
-      tableSum_, "all-reduce of " + std::to_string(tableRows_.numel()) + " embedding rows of step " +
-                     std::to_string(step_)));
+      tableSum_, "all-reduce of " + std::to_string(tableRows_.numel()) +
+                     " embedding rows of step " + std::to_string(step_)));
 }
 
 void GradientSync::start(std::size_t bucket) {
   const Bucket& b = buckets_[bucket];
-  pending_.push_back(communicator_->allReduceSum(
-      buffer_.narrow(0, b.offset, b.numel),
-      "all-reduce of gradient bucket " + std::to_string(bucket) + " of step " +
-          std::to_string(step_)));
+  pending_.push_back(communicator_->allReduceSum(buffer_.narrow(0, b.offset, b.numel),
+                                                 "all-reduce of gradient bucket " +
+                                                     std::to_string(bucket) + " of step " +
+                                                     std::to_string(step_)));
   ++nextStart_;
 }
 

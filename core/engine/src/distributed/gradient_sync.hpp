@@ -57,8 +57,7 @@ struct Bucket {
 /// (the spans tile the buffer). Returned in launch order: by the latest
 /// readyOrder among a bucket's parameters.
 [[nodiscard]] std::vector<Bucket> planBuckets(const std::vector<GradientSpan>& spans,
-                                              std::int64_t firstCapBytes,
-                                              std::int64_t capBytes);
+                                              std::int64_t firstCapBytes, std::int64_t capBytes);
 
 /// DDP's defaults (reducer.hpp: kDefaultFirstBucketBytes, kDefaultBucketBytesCap).
 inline constexpr std::int64_t kFirstBucketBytes = 1024 * 1024;

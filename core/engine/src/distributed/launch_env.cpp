@@ -39,7 +39,8 @@ Expected<std::optional<int>> readCount(const EnvLookup& lookup, const std::strin
   if (!text) return std::optional<int>{};
   const auto value = parseUnsigned(*text);
   if (!value) return notANumber(name, *text);
-  if (*value > std::numeric_limits<int>::max()) return badInput(name + " '" + *text + "' is too large");
+  if (*value > std::numeric_limits<int>::max())
+    return badInput(name + " '" + *text + "' is too large");
   return std::optional<int>(static_cast<int>(*value));
 }
 
@@ -54,7 +55,8 @@ Expected<std::optional<bool>> readAgentStore(const EnvLookup& lookup) {
 
 Error missingInterface(std::string_view variable, const std::string& what,
                        const std::vector<std::string>& interfaces) {
-  return badInput(std::string(variable) + ": no network interface " + what + " on this host (interfaces: " +
+  return badInput(std::string(variable) + ": no network interface " + what +
+                  " on this host (interfaces: " +
                   (interfaces.empty() ? std::string("none") : joinList(interfaces)) + ")");
 }
 
@@ -64,7 +66,9 @@ bool hasInterface(const std::vector<std::string>& interfaces, std::string_view n
 
 }  // namespace
 
-std::string LaunchEnv::agentStorePrefix() const { return "/worker/attempt_" + std::to_string(restartCount); }
+std::string LaunchEnv::agentStorePrefix() const {
+  return "/worker/attempt_" + std::to_string(restartCount);
+}
 
 EnvLookup processEnvironment() {
   return [](const std::string& name) -> std::optional<std::string> {
@@ -79,10 +83,12 @@ Expected<std::optional<LaunchEnv>> launchEnvFrom(const EnvLookup& lookup) {
   const auto worldText = lookup("WORLD_SIZE");
   if (!rankText && !worldText) return std::optional<LaunchEnv>{};
   if (!worldText) {
-    return badInput("RANK '" + *rankText + "' is set but WORLD_SIZE is not: a launched worker needs both");
+    return badInput("RANK '" + *rankText +
+                    "' is set but WORLD_SIZE is not: a launched worker needs both");
   }
   if (!rankText) {
-    return badInput("WORLD_SIZE '" + *worldText + "' is set but RANK is not: a launched worker needs both");
+    return badInput("WORLD_SIZE '" + *worldText +
+                    "' is set but RANK is not: a launched worker needs both");
   }
 
   LaunchEnv env;
@@ -92,7 +98,8 @@ Expected<std::optional<LaunchEnv>> launchEnvFrom(const EnvLookup& lookup) {
   if (!world) return world.error();
   env.rank = **rank;
   env.worldSize = **world;
-  if (env.worldSize < 1) return badInput("WORLD_SIZE " + std::to_string(env.worldSize) + " must be at least 1");
+  if (env.worldSize < 1)
+    return badInput("WORLD_SIZE " + std::to_string(env.worldSize) + " must be at least 1");
   if (env.rank >= env.worldSize) {
     return badInput("RANK " + std::to_string(env.rank) + " must be below WORLD_SIZE " +
                     std::to_string(env.worldSize));
@@ -102,19 +109,20 @@ Expected<std::optional<LaunchEnv>> launchEnvFrom(const EnvLookup& lookup) {
   if (!localWorld) return localWorld.error();
   env.localWorldSize = localWorld->value_or(env.worldSize);
   if (env.localWorldSize < 1) {
-    return badInput("LOCAL_WORLD_SIZE " + std::to_string(env.localWorldSize) + " must be at least 1");
+    return badInput("LOCAL_WORLD_SIZE " + std::to_string(env.localWorldSize) +
+                    " must be at least 1");
   }
   if (env.worldSize % env.localWorldSize != 0) {
-    return badInput("WORLD_SIZE " + std::to_string(env.worldSize) + " is not a multiple of LOCAL_WORLD_SIZE " +
-                    std::to_string(env.localWorldSize));
+    return badInput("WORLD_SIZE " + std::to_string(env.worldSize) +
+                    " is not a multiple of LOCAL_WORLD_SIZE " + std::to_string(env.localWorldSize));
   }
   // Ranks are laid out node by node, so on one node (the default) this is RANK.
   const auto localRank = readCount(lookup, "LOCAL_RANK");
   if (!localRank) return localRank.error();
   env.localRank = localRank->value_or(env.rank % env.localWorldSize);
   if (env.localRank >= env.localWorldSize) {
-    return badInput("LOCAL_RANK " + std::to_string(env.localRank) + " must be below LOCAL_WORLD_SIZE " +
-                    std::to_string(env.localWorldSize));
+    return badInput("LOCAL_RANK " + std::to_string(env.localRank) +
+                    " must be below LOCAL_WORLD_SIZE " + std::to_string(env.localWorldSize));
   }
 
   const int nodes = env.worldSize / env.localWorldSize;
@@ -122,19 +130,22 @@ Expected<std::optional<LaunchEnv>> launchEnvFrom(const EnvLookup& lookup) {
   if (!groupRank) return groupRank.error();
   env.groupRank = groupRank->value_or(env.rank / env.localWorldSize);
   if (env.groupRank >= nodes) {
-    return badInput("GROUP_RANK " + std::to_string(env.groupRank) + " must be below the node count " +
-                    std::to_string(nodes) + " (WORLD_SIZE " + std::to_string(env.worldSize) +
-                    " / LOCAL_WORLD_SIZE " + std::to_string(env.localWorldSize) + ")");
+    return badInput("GROUP_RANK " + std::to_string(env.groupRank) +
+                    " must be below the node count " + std::to_string(nodes) + " (WORLD_SIZE " +
+                    std::to_string(env.worldSize) + " / LOCAL_WORLD_SIZE " +
+                    std::to_string(env.localWorldSize) + ")");
   }
 
   if (const auto addr = lookup("MASTER_ADDR")) {
-    if (addr->empty()) return badInput("MASTER_ADDR '' is empty: it must name the host of the store");
+    if (addr->empty())
+      return badInput("MASTER_ADDR '' is empty: it must name the host of the store");
     env.masterAddr = *addr;
   }
   if (const auto portText = lookup("MASTER_PORT")) {
     const auto port = parseUnsigned(*portText);
     if (!port) return notANumber("MASTER_PORT", *portText);
-    if (*port < 1 || *port > kMaxPort) return badInput("MASTER_PORT " + *portText + " is not a port (1..65535)");
+    if (*port < 1 || *port > kMaxPort)
+      return badInput("MASTER_PORT " + *portText + " is not a port (1..65535)");
     env.masterPort = static_cast<std::uint16_t>(*port);
   }
 
@@ -197,7 +208,8 @@ Expected<std::vector<std::string>> glooInterfaces(const EnvLookup& lookup,
   // std::getline, which c10d splits with, yields no piece after a final separator.
   if (parts.size() > 1 && parts.back().empty()) parts.pop_back();
   for (const auto part : parts) {
-    if (!hasInterface(interfaces, part)) return missingInterface(kVariable, "'" + std::string(part) + "'", interfaces);
+    if (!hasInterface(interfaces, part))
+      return missingInterface(kVariable, "'" + std::string(part) + "'", interfaces);
     names.emplace_back(part);
   }
   return names;
@@ -217,9 +229,10 @@ Status checkNcclInterfaces(const EnvLookup& lookup, const std::vector<std::strin
     entry = entry.substr(0, entry.find(':'));
     if (entry.empty()) continue;
     namedAny = true;
-    const bool found = std::any_of(interfaces.begin(), interfaces.end(), [&](const std::string& name) {
-      return exact ? name == entry : std::string_view(name).starts_with(entry);
-    });
+    const bool found =
+        std::any_of(interfaces.begin(), interfaces.end(), [&](const std::string& name) {
+          return exact ? name == entry : std::string_view(name).starts_with(entry);
+        });
     if (!found) {
       const std::string quoted = "'" + std::string(entry) + "'";
       return missingInterface(kVariable, exact ? quoted : "starting with " + quoted, interfaces);

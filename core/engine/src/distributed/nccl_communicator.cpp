@@ -93,8 +93,9 @@ class NcclCommunicator final : public Communicator {
   std::unique_ptr<PendingCollective> allReduceSum(at::Tensor slice, std::string what) override {
     if (!slice.is_cuda()) return host_->allReduceSum(std::move(slice), std::move(what));
     cudaEvent_t done = launch(what, [&] {
-      return api().ncclAllReduce(slice.data_ptr(), slice.data_ptr(), static_cast<size_t>(slice.numel()),
-                           ncclTypeOf(slice), ncclSum, comm_, stream_);
+      return api().ncclAllReduce(slice.data_ptr(), slice.data_ptr(),
+                                 static_cast<size_t>(slice.numel()), ncclTypeOf(slice), ncclSum,
+                                 comm_, stream_);
     });
     return std::make_unique<NcclPending>(*this, done, std::move(what));
   }
@@ -106,8 +107,8 @@ class NcclCommunicator final : public Communicator {
     }
     cudaEvent_t done = launch(what, [&] {
       return api().ncclBroadcast(buffer.data_ptr(), buffer.data_ptr(),
-                           static_cast<size_t>(buffer.numel()), ncclTypeOf(buffer), root, comm_,
-                           stream_);
+                                 static_cast<size_t>(buffer.numel()), ncclTypeOf(buffer), root,
+                                 comm_, stream_);
     });
     NcclPending(*this, done, what).wait();
   }
@@ -241,7 +242,8 @@ std::string ncclVersion() {
   int code = 0;
   if (api().ncclGetVersion(&code) != ncclSuccess) return "unknown";
   // NCCL_VERSION_CODE's encoding: major*10000 + minor*100 + patch since 2.9.
-  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
+         std::to_string(code % 100);
 }
 
 Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& settings) {
@@ -257,7 +259,8 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
                                     " has no GPU of its own (" + std::to_string(devices) +
                                     " visible): one GPU per worker");
   }
-  if (const cudaError_t error = api().cudaSetDevice(settings.launch.localRank); error != cudaSuccess) {
+  if (const cudaError_t error = api().cudaSetDevice(settings.launch.localRank);
+      error != cudaSuccess) {
     return cannotJoin(settings, "cudaSetDevice: " + cudaText(error));
   }
   auto host = joinGlooGroup(settings);
@@ -268,7 +271,8 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
   try {
     if (settings.launch.rank == 0) {
       if (const ncclResult_t made = api().ncclGetUniqueId(&id); made != ncclSuccess) {
-        return cannotJoin(settings, std::string("ncclGetUniqueId: ") + api().ncclGetErrorString(made));
+        return cannotJoin(settings,
+                          std::string("ncclGetUniqueId: ") + api().ncclGetErrorString(made));
       }
       (*host)->publish(kIdKey, std::string(id.internal, sizeof(id.internal)));
     } else {
@@ -288,7 +292,7 @@ Expected<std::unique_ptr<Communicator>> joinNcclGroup(const GroupSettings& setti
   config.blocking = 0;
   ncclComm_t comm = nullptr;
   ncclResult_t state = api().ncclCommInitRankConfig(&comm, settings.launch.worldSize, id,
-                                              settings.launch.rank, &config);
+                                                    settings.launch.rank, &config);
   const auto deadline = Clock::now() + settings.timeout;
   while (state == ncclInProgress && Clock::now() < deadline) {
     std::this_thread::sleep_for(kPoll);

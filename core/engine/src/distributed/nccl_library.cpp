@@ -34,19 +34,20 @@ Loaded load() {
     return loaded;
   }
   // CUDART_VERSION is major * 1000 + minor * 10; the runtime's soname has the major.
-  auto cudart = openFirst("libcudart.so." + std::to_string(CUDART_VERSION / 1000), TB_CUDART_LIBRARY_DIR);
+  auto cudart =
+      openFirst("libcudart.so." + std::to_string(CUDART_VERSION / 1000), TB_CUDART_LIBRARY_DIR);
   if (!cudart) {
     loaded.why = "the CUDA runtime is not installed: " + cudart.error().message;
     return loaded;
   }
   std::vector<std::string> missing;
-#define TB_NCCL_RESOLVE(name)                                               \
-  loaded.api.name = nccl->symbol<decltype(&::name)>(#name);                 \
+#define TB_NCCL_RESOLVE(name)                               \
+  loaded.api.name = nccl->symbol<decltype(&::name)>(#name); \
   if (loaded.api.name == nullptr) missing.push_back(#name);
   TB_NCCL_FUNCTIONS(TB_NCCL_RESOLVE)
 #undef TB_NCCL_RESOLVE
-#define TB_CUDART_RESOLVE(name)                                             \
-  loaded.api.name = cudart->symbol<decltype(&::name)>(#name);               \
+#define TB_CUDART_RESOLVE(name)                               \
+  loaded.api.name = cudart->symbol<decltype(&::name)>(#name); \
   if (loaded.api.name == nullptr) missing.push_back(#name);
   TB_CUDART_FUNCTIONS(TB_CUDART_RESOLVE)
 #undef TB_CUDART_RESOLVE

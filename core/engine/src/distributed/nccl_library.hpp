@@ -14,6 +14,8 @@
 namespace tb::engine {
 
 // The functions called, each as a pointer of its declared type.
+// Kept as written: clang-format breaks X-macro lists into ragged lines.
+// clang-format off
 #define TB_NCCL_FUNCTIONS(X)                                                                    \
   X(ncclGetVersion) X(ncclGetUniqueId) X(ncclCommInitRankConfig) X(ncclCommGetAsyncError)       \
   X(ncclCommAbort) X(ncclGetErrorString) X(ncclGetLastError) X(ncclAllReduce) X(ncclBroadcast) \
@@ -22,6 +24,7 @@ namespace tb::engine {
   X(cudaGetErrorName) X(cudaGetErrorString) X(cudaGetDeviceCount) X(cudaSetDevice)              \
   X(cudaStreamCreateWithFlags) X(cudaStreamDestroy) X(cudaStreamWaitEvent)                      \
   X(cudaEventCreateWithFlags) X(cudaEventRecord) X(cudaEventQuery) X(cudaEventDestroy)
+// clang-format on
 
 struct NcclLibrary {
 #define TB_NCCL_POINTER(name) decltype(&::name) name = nullptr;

@@ -88,8 +88,8 @@ double clippedAdamWShard(at::Tensor& params, const at::Tensor& grads, at::Tensor
   requireFlat(expAvgSq, shard, "expAvgSq");
   if (!params.is_contiguous() || params.numel() < n || !expAvg.is_contiguous()) {
     throw std::invalid_argument("fused clippedAdamW: params (" + std::to_string(params.numel()) +
-                                " elements) must be contiguous and cover the " +
-                                std::to_string(n) + " gradients, the moments contiguous");
+                                " elements) must be contiguous and cover the " + std::to_string(n) +
+                                " gradients, the moments contiguous");
   }
   if (first < 0 || first > n || decayEnd < 0 || decayEnd > n) {
     throw std::invalid_argument("fused clippedAdamW: shard start " + std::to_string(first) +

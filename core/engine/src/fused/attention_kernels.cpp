@@ -55,11 +55,10 @@ struct QueryTile {
 }  // namespace
 
 AttentionShape attentionShape(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
-
   for (const at::Tensor* t : {&q, &k, &v}) {
     TORCH_CHECK(t->scalar_type() == at::kFloat && t->device().is_cpu(),
-                "fused::causalAttention takes float32 CPU tensors, got ", t->scalar_type(),
-                " on ", t->device());
+                "fused::causalAttention takes float32 CPU tensors, got ", t->scalar_type(), " on ",
+                t->device());
   }
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && k.sizes() == v.sizes(),
               "fused::causalAttention: q [B,T,H,hd] and k, v [B,T,KV,hd] expected, got q ",
@@ -78,8 +77,8 @@ AttentionShape attentionShape(const at::Tensor& q, const at::Tensor& k, const at
   return s;
 }
 
-AttentionForward attentionForward(const AttentionShape& s, const at::Tensor& q,
-                                  const at::Tensor& k, const at::Tensor& v) {
+AttentionForward attentionForward(const AttentionShape& s, const at::Tensor& q, const at::Tensor& k,
+                                  const at::Tensor& v) {
   AttentionForward result{at::empty({s.batch, s.seq, s.heads * s.headDim}, q.options()),
                           at::empty({s.batch, s.heads, s.seq}, q.options())};
   const float* qp = q.data_ptr<float>();
@@ -123,8 +122,7 @@ AttentionForward attentionForward(const AttentionShape& s, const at::Tensor& q,
 
 AttentionGradients attentionBackward(const AttentionShape& s, const at::Tensor& q,
                                      const at::Tensor& k, const at::Tensor& v,
-                                     const at::Tensor& lse,
-                                     const at::Tensor& dOut) {
+                                     const at::Tensor& lse, const at::Tensor& dOut) {
   // dQ is written whole, tile by tile; dK and dV accumulate over query heads.
   AttentionGradients grads{at::empty_like(q), at::zeros_like(k), at::zeros_like(v)};
   const float* qp = q.data_ptr<float>();
@@ -162,8 +160,8 @@ AttentionGradients attentionBackward(const AttentionShape& s, const at::Tensor& 
           gemm(Op::Plain, Op::Transposed, rows, keys, s.headDim, s.scale, qTile, qs, kRows, ks,
                0.0F, p, keys);
           // dP = dO·Vᵀ
-          gemm(Op::Plain, Op::Transposed, rows, keys, s.headDim, 1.0F, doTile, qs, vRows, ks,
-               0.0F, ds, keys);
+          gemm(Op::Plain, Op::Transposed, rows, keys, s.headDim, 1.0F, doTile, qs, vRows, ks, 0.0F,
+               ds, keys);
           for (std::int64_t i = tile.i0; i < tile.i1; ++i) {
             const std::int64_t r = i - tile.i0;
             const float rowLse = lp[index.lse(b, h, i)];

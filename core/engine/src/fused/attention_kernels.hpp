@@ -48,9 +48,8 @@ struct AttentionGradients {
   at::Tensor dv;
 };
 
-[[nodiscard]] AttentionGradients attentionBackward(const AttentionShape& shape,
-                                                   const at::Tensor& q, const at::Tensor& k,
-                                                   const at::Tensor& v, const at::Tensor& lse,
-                                                   const at::Tensor& dOut);
+[[nodiscard]] AttentionGradients attentionBackward(const AttentionShape& shape, const at::Tensor& q,
+                                                   const at::Tensor& k, const at::Tensor& v,
+                                                   const at::Tensor& lse, const at::Tensor& dOut);
 
 }  // namespace tb::engine::fused::detail

@@ -37,17 +37,26 @@ std::optional<std::string> always(const RunConfig& /*config*/) { return std::nul
 
 std::vector<Pattern> patterns() {
   return {
-      {"rmsnorm", {"rmsnorm"}, "fused::rmsNorm", "ops::rmsNorm",
-       [](const fused::KernelTable& t) { return t.rmsNorm != nullptr; }, always},
-      {"rope(q,k)", {"rope"}, "fused::rope", "ops::rope",
+      {"rmsnorm",
+       {"rmsnorm"},
+       "fused::rmsNorm",
+       "ops::rmsNorm",
+       [](const fused::KernelTable& t) { return t.rmsNorm != nullptr; },
+       always},
+      {"rope(q,k)",
+       {"rope"},
+       "fused::rope",
+       "ops::rope",
        [](const fused::KernelTable& t) { return t.rope != nullptr; },
        [](const RunConfig& c) -> std::optional<std::string> {
          const std::int64_t hd = c.model.dim / std::max<std::int64_t>(c.model.heads, 1);
          if (hd % 2 != 0) return "head_dim " + std::to_string(hd) + " is odd";
          return std::nullopt;
        }},
-      {"attention", {"matmul", "scale", "causal_mask", "softmax", "matmul"},
-       "fused::causalAttention", "ops::causalAttention",
+      {"attention",
+       {"matmul", "scale", "causal_mask", "softmax", "matmul"},
+       "fused::causalAttention",
+       "ops::causalAttention",
        [](const fused::KernelTable& t) { return t.causalAttention != nullptr; },
        [](const RunConfig& c) -> std::optional<std::string> {
          if (c.model.kvHeads < 1 || c.model.heads % c.model.kvHeads != 0) {
@@ -56,12 +65,21 @@ std::vector<Pattern> patterns() {
          }
          return std::nullopt;
        }},
-      {"swiglu", {"silu", "mul"}, "fused::swiGluGate", "ops::swiGluGate",
-       [](const fused::KernelTable& t) { return t.swiGluGate != nullptr; }, always},
-      {"head+loss", {"linear", "log_softmax", "nll_loss"}, "fused::headLoss (chunked)",
+      {"swiglu",
+       {"silu", "mul"},
+       "fused::swiGluGate",
+       "ops::swiGluGate",
+       [](const fused::KernelTable& t) { return t.swiGluGate != nullptr; },
+       always},
+      {"head+loss",
+       {"linear", "log_softmax", "nll_loss"},
+       "fused::headLoss (chunked)",
        "linear + ops::crossEntropy",
-       [](const fused::KernelTable& t) { return t.headLoss != nullptr; }, always},
-      {"adamw+clip", {"clip_grad_norm", "adamw"}, "fused::clippedAdamW",
+       [](const fused::KernelTable& t) { return t.headLoss != nullptr; },
+       always},
+      {"adamw+clip",
+       {"clip_grad_norm", "adamw"},
+       "fused::clippedAdamW",
        "clipGradientNorm + AdamW",
        [](const fused::KernelTable& t) { return t.clippedAdamW != nullptr; },
        [](const RunConfig& c) -> std::optional<std::string> {
@@ -100,13 +118,27 @@ std::vector<OpNode> describeStep(const ModelConfig& model) {
   for (std::int64_t layer = 0; layer < model.layers; ++layer) {
     const std::string prefix = "layers." + std::to_string(layer) + ".";
     const std::string bias = model.qkvBias ? "+bias" : "";
-    for (const auto& [kind, where] : std::vector<std::pair<std::string, std::string>>{
-             {"rmsnorm", "attention_norm"}, {"linear", "wq" + bias}, {"linear", "wk" + bias},
-             {"linear", "wv" + bias}, {"rope", "q"}, {"rope", "k"}, {"matmul", "q·kᵀ"},
-             {"scale", "1/sqrt(head_dim)"}, {"causal_mask", "scores"}, {"softmax", "scores"},
-             {"matmul", "p·v"}, {"linear", "wo"}, {"add", "attention residual"},
-             {"rmsnorm", "ffn_norm"}, {"linear", "w1"}, {"linear", "w3"}, {"silu", "w1 x"},
-             {"mul", "silu · w3 x"}, {"linear", "w2"}, {"add", "ffn residual"}}) {
+    for (const auto& [kind, where] :
+         std::vector<std::pair<std::string, std::string>>{{"rmsnorm", "attention_norm"},
+                                                          {"linear", "wq" + bias},
+                                                          {"linear", "wk" + bias},
+                                                          {"linear", "wv" + bias},
+                                                          {"rope", "q"},
+                                                          {"rope", "k"},
+                                                          {"matmul", "q·kᵀ"},
+                                                          {"scale", "1/sqrt(head_dim)"},
+                                                          {"causal_mask", "scores"},
+                                                          {"softmax", "scores"},
+                                                          {"matmul", "p·v"},
+                                                          {"linear", "wo"},
+                                                          {"add", "attention residual"},
+                                                          {"rmsnorm", "ffn_norm"},
+                                                          {"linear", "w1"},
+                                                          {"linear", "w3"},
+                                                          {"silu", "w1 x"},
+                                                          {"mul", "silu · w3 x"},
+                                                          {"linear", "w2"},
+                                                          {"add", "ffn residual"}}) {
       nodes.push_back({kind, prefix + where});
     }
   }
@@ -134,9 +166,8 @@ StepPlan planCompiledStep(const RunConfig& config) {
   std::map<std::string, int> plainCounts;
   std::vector<std::string> plainOrder;
   for (std::size_t next = 0; next < nodes.size();) {
-    const auto found = std::find_if(all.begin(), all.end(), [&](const Pattern& p) {
-      return matchesAt(nodes, next, p.kinds);
-    });
+    const auto found = std::find_if(
+        all.begin(), all.end(), [&](const Pattern& p) { return matchesAt(nodes, next, p.kinds); });
     if (found != all.end()) {
       ++matches[static_cast<std::size_t>(found - all.begin())];
       next += found->kinds.size();
@@ -166,8 +197,8 @@ StepPlan planCompiledStep(const RunConfig& config) {
     plan.decisions.push_back(std::move(decision));
   }
   for (const std::string& kind : plainOrder) {
-    plan.decisions.push_back({kind, plainOpFor(kind), false, std::string(kNoPattern),
-                              plainCounts[kind]});
+    plan.decisions.push_back(
+        {kind, plainOpFor(kind), false, std::string(kNoPattern), plainCounts[kind]});
   }
   return plan;
 }
@@ -177,8 +208,7 @@ std::string explain(const StepPlan& plan) {
   out << "compiled step on " << toString(plan.device) << ":\n";
   for (const auto& d : plan.decisions) {
     const char* label = d.fused ? "fused   " : d.reason == kNoPattern ? "plain   " : "fallback";
-    out << "  " << label << ' ' << d.pattern << " x" << d.count << ": "
-        << d.op;
+    out << "  " << label << ' ' << d.pattern << " x" << d.count << ": " << d.op;
     if (!d.fused && d.reason != kNoPattern) out << " (" << d.reason << ")";
     out << '\n';
   }

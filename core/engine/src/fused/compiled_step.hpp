@@ -16,11 +16,12 @@ namespace tb::engine {
 
 /// One pattern of the step and what the compiler did with it.
 struct FusionDecision {
-  std::string pattern;  ///< "rmsnorm", "rope(q,k)", "swiglu", "attention", "head+loss", "adamw+clip"
-  std::string op;       ///< the fused operator chosen, or the plain op it falls back to
+  std::string
+      pattern;     ///< "rmsnorm", "rope(q,k)", "swiglu", "attention", "head+loss", "adamw+clip"
+  std::string op;  ///< the fused operator chosen, or the plain op it falls back to
   bool fused = false;
-  std::string reason;   ///< why it could not be fused; empty when fused
-  int count = 0;        ///< occurrences per step
+  std::string reason;  ///< why it could not be fused; empty when fused
+  int count = 0;       ///< occurrences per step
 };
 
 /// One operator of the step as the model describes it, before matching:
@@ -50,7 +51,6 @@ struct StepPlan {
 /// Operators for the plan: fused where it fuses, plain reference ops on `path`
 /// elsewhere. `path` must outlive the result.
 [[nodiscard]] std::unique_ptr<DecoderOps> makeCompiledOps(const StepPlan& plan,
-                                                          const MatmulPath& path,
-                                                          bool gqaInPlace);
+                                                          const MatmulPath& path, bool gqaInPlace);
 
 }  // namespace tb::engine

@@ -49,10 +49,10 @@ void checkInputs(const at::Tensor& x, const at::Tensor& weight, const at::Tensor
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1),
               "fused::headLoss: x [N, D] and weight [V, D] expected, got x ", x.sizes(),
               ", weight ", weight.sizes());
-  TORCH_CHECK(targets.scalar_type() == at::kLong && targets.dim() == 1 &&
-                  targets.size(0) == x.size(0),
-              "fused::headLoss: int64 targets [", x.size(0), "] expected, got ",
-              targets.scalar_type(), " ", targets.sizes());
+  TORCH_CHECK(
+      targets.scalar_type() == at::kLong && targets.dim() == 1 && targets.size(0) == x.size(0),
+      "fused::headLoss: int64 targets [", x.size(0), "] expected, got ", targets.scalar_type(), " ",
+      targets.sizes());
   TORCH_CHECK(x.size(0) > 0, "fused::headLoss: no rows to average over");
   TORCH_CHECK(chunkRows > 0, "fused::headLoss: chunkRows must be positive, got ", chunkRows);
   const std::int64_t vocab = weight.size(0);
@@ -83,8 +83,7 @@ void chunkForward(const at::Tensor& logits, const std::int64_t* targets, float* 
 }
 
 // logits [rows, V] become their gradient: (softmax − one-hot) · scale.
-void chunkBackward(at::Tensor& logits, const std::int64_t* targets, const float* lse,
-                   float scale) {
+void chunkBackward(at::Tensor& logits, const std::int64_t* targets, const float* lse, float scale) {
   const std::int64_t vocab = logits.size(1);
   float* z = logits.data_ptr<float>();
   const cpu::VectorKernels& vec = cpu::vectorKernels();
@@ -124,12 +123,12 @@ class FusedHeadLoss : public torch::autograd::Function<FusedHeadLoss> {
       chunkBackward(logits, target + c0, lse.data_ptr<float>() + c0, scale);
       const float* dz = logits.data_ptr<float>();
       if (wantX) {  // dX[chunk] = dZ · W
-        gemm(Op::Plain, Op::Plain, n, dim, vocab, 1.0F, dz, vocab, wc.data_ptr<float>(), dim,
-             0.0F, dx.data_ptr<float>() + c0 * dim, dim);
+        gemm(Op::Plain, Op::Plain, n, dim, vocab, 1.0F, dz, vocab, wc.data_ptr<float>(), dim, 0.0F,
+             dx.data_ptr<float>() + c0 * dim, dim);
       }
       if (wantWeight) {  // dW += dZᵀ · X[chunk]
-        gemm(Op::Transposed, Op::Plain, vocab, dim, n, 1.0F, dz, vocab,
-             xChunk.data_ptr<float>(), dim, 1.0F, dw.data_ptr<float>(), dim);
+        gemm(Op::Transposed, Op::Plain, vocab, dim, n, 1.0F, dz, vocab, xChunk.data_ptr<float>(),
+             dim, 1.0F, dw.data_ptr<float>(), dim);
       }
     }
     double total = 0.0;
@@ -217,12 +216,12 @@ class RebuiltHeadLoss : public torch::autograd::Function<RebuiltHeadLoss> {
       chunkBackward(logits, target + c0, lse + c0, scale);
       const float* dz = logits.data_ptr<float>();
       if (wantX) {  // dX[chunk] = dZ · W
-        gemm(Op::Plain, Op::Plain, n, dim, vocab, 1.0F, dz, vocab, wc.data_ptr<float>(), dim,
-             0.0F, dx.data_ptr<float>() + c0 * dim, dim);
+        gemm(Op::Plain, Op::Plain, n, dim, vocab, 1.0F, dz, vocab, wc.data_ptr<float>(), dim, 0.0F,
+             dx.data_ptr<float>() + c0 * dim, dim);
       }
       if (wantWeight) {  // dW (+)= dZᵀ · X[chunk]; the first chunk writes, the rest add
-        gemm(Op::Transposed, Op::Plain, vocab, dim, n, 1.0F, dz, vocab,
-             xChunk.data_ptr<float>(), dim, c0 == 0 ? 0.0F : 1.0F, dw.data_ptr<float>(), dim);
+        gemm(Op::Transposed, Op::Plain, vocab, dim, n, 1.0F, dz, vocab, xChunk.data_ptr<float>(),
+             dim, c0 == 0 ? 0.0F : 1.0F, dw.data_ptr<float>(), dim);
       }
     }
     grads[1] = dx;
@@ -246,8 +245,8 @@ at::Tensor headLoss(const at::Tensor& x, const at::Tensor& weight, const at::Ten
   const OpScope scope("tb::fused::headLoss");
   // Decided here: inside forward, autograd has switched gradient mode off.
   const bool recording = at::GradMode::is_enabled();
-  return FusedHeadLoss::apply(x, weight, targets, &path, chunkRows,
-                              recording && x.requires_grad(), recording && weight.requires_grad());
+  return FusedHeadLoss::apply(x, weight, targets, &path, chunkRows, recording && x.requires_grad(),
+                              recording && weight.requires_grad());
 }
 
 }  // namespace tb::engine::fused

@@ -23,12 +23,11 @@ struct KernelTable {
   at::Tensor (*rmsNorm)(const at::Tensor&, const at::Tensor&, double) = nullptr;
   at::Tensor (*rope)(const at::Tensor&, const ops::RopeTables&) = nullptr;
   at::Tensor (*swiGluGate)(const at::Tensor&, const at::Tensor&) = nullptr;
-  at::Tensor (*causalAttention)(const at::Tensor&, const at::Tensor&,
-                                const at::Tensor&) = nullptr;
-  at::Tensor (*headLoss)(const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                         const MatmulPath&, std::int64_t) = nullptr;
-  double (*clippedAdamW)(at::Tensor&, const at::Tensor&, at::Tensor&, at::Tensor&,
-                         std::int64_t, const AdamWStep&, double) = nullptr;
+  at::Tensor (*causalAttention)(const at::Tensor&, const at::Tensor&, const at::Tensor&) = nullptr;
+  at::Tensor (*headLoss)(const at::Tensor&, const at::Tensor&, const at::Tensor&, const MatmulPath&,
+                         std::int64_t) = nullptr;
+  double (*clippedAdamW)(at::Tensor&, const at::Tensor&, at::Tensor&, at::Tensor&, std::int64_t,
+                         const AdamWStep&, double) = nullptr;
 };
 
 /// The table of `device`'s backend.

@@ -25,8 +25,8 @@ using cpu::Vec;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-void forwardRows(const float* x, const float* w, float* y, float* inverseRms,
-                 std::int64_t rows, std::int64_t dim, float eps) {
+void forwardRows(const float* x, const float* w, float* y, float* inverseRms, std::int64_t rows,
+                 std::int64_t dim, float eps) {
   at::parallel_for(0, rows, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t row = begin; row < end; ++row) {
       const float* in = x + row * dim;
@@ -79,8 +79,8 @@ void backwardBlock(const float* g, const float* x, const float* w, const float* 
 
 class FusedRmsNorm final : public torch::autograd::Function<FusedRmsNorm> {
  public:
-  static at::Tensor forward(AutogradContext* context, const at::Tensor& x,
-                            const at::Tensor& weight, double eps) {
+  static at::Tensor forward(AutogradContext* context, const at::Tensor& x, const at::Tensor& weight,
+                            double eps) {
     const at::Tensor input = x.contiguous();
     const at::Tensor w = weight.contiguous();
     const std::int64_t dim = input.size(-1);

@@ -41,8 +41,8 @@ void rotate(const float* x, float* y, const float* cosTable, const float* sinTab
               at::vec::deinterleave2(Vec::loadu(in + 2 * i), Vec::loadu(in + 2 * i + kLanes));
           const Vec cv = Vec::loadu(c + i);
           const Vec sv = Vec::loadu(s + i) * Vec(sinSign);
-          const auto [first, second] = at::vec::interleave2(even * cv - odd * sv,
-                                                            odd * cv + even * sv);
+          const auto [first, second] =
+              at::vec::interleave2(even * cv - odd * sv, odd * cv + even * sv);
           first.store(out + 2 * i);
           second.store(out + 2 * i + kLanes);
         }
@@ -62,16 +62,15 @@ at::Tensor rotated(const at::Tensor& x, const at::Tensor& cos, const at::Tensor&
                    float sinSign) {
   const at::Tensor input = x.contiguous();
   at::Tensor y = at::empty_like(input);
-  rotate(input.data_ptr<float>(), y.data_ptr<float>(), cos.data_ptr<float>(),
-         sin.data_ptr<float>(), input.size(0) * input.size(1), input.size(1), input.size(2),
-         input.size(3), sinSign);
+  rotate(input.data_ptr<float>(), y.data_ptr<float>(), cos.data_ptr<float>(), sin.data_ptr<float>(),
+         input.size(0) * input.size(1), input.size(1), input.size(2), input.size(3), sinSign);
   return y;
 }
 
 class FusedRope final : public torch::autograd::Function<FusedRope> {
  public:
-  static at::Tensor forward(AutogradContext* context, const at::Tensor& x,
-                            const at::Tensor& cos, const at::Tensor& sin) {
+  static at::Tensor forward(AutogradContext* context, const at::Tensor& x, const at::Tensor& cos,
+                            const at::Tensor& sin) {
     context->saved_data["cos"] = cos;
     context->saved_data["sin"] = sin;
     return rotated(x, cos, sin, 1.0F);
@@ -91,16 +90,16 @@ at::Tensor rope(const at::Tensor& x, const ops::RopeTables& tables) {
   cpu::requireFloatCpu(tables.cos, "rope cos table");
   cpu::requireFloatCpu(tables.sin, "rope sin table");
   if (x.dim() != 4 || x.size(3) % 2 != 0) {
-    throw std::invalid_argument("fused rope: input must be [batch, seq, heads, head_dim] with "
-                                "an even head_dim, got " + std::to_string(x.dim()) +
-                                " dimensions, last " + std::to_string(x.size(-1)));
+    throw std::invalid_argument(
+        "fused rope: input must be [batch, seq, heads, head_dim] with "
+        "an even head_dim, got " +
+        std::to_string(x.dim()) + " dimensions, last " + std::to_string(x.size(-1)));
   }
   const std::int64_t seq = x.size(1);
   const std::int64_t half = x.size(3) / 2;
   if (tables.cos.size(0) < seq || tables.cos.size(1) != half) {
     throw std::invalid_argument("fused rope: tables of " + std::to_string(tables.cos.size(0)) +
-                                " positions do not cover sequence length " +
-                                std::to_string(seq));
+                                " positions do not cover sequence length " + std::to_string(seq));
   }
   // Tables are constants: detached, so autograd never tracks them.
   const at::Tensor cos = tables.cos.narrow(0, 0, seq).detach().contiguous();

@@ -38,8 +38,7 @@ void gateBackward(const float* g, const float* a, const float* b, float* da, flo
 
 class FusedSwiGluGate final : public torch::autograd::Function<FusedSwiGluGate> {
  public:
-  static at::Tensor forward(AutogradContext* context, const at::Tensor& a,
-                            const at::Tensor& b) {
+  static at::Tensor forward(AutogradContext* context, const at::Tensor& a, const at::Tensor& b) {
     const at::Tensor ac = a.contiguous();
     const at::Tensor bc = b.contiguous();
     at::Tensor y = at::empty_like(ac);

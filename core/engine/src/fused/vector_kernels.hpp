@@ -20,7 +20,7 @@ namespace tb::engine::fused::cpu {
 /// The float32 constants of one AdamW step after clipping, rounded once as
 /// ATen rounds its scalars (fused/adamw.cpp fills them).
 struct AdamWConstants {
-  float decayFactor;     ///< 1 − lr·wd
+  float decayFactor;  ///< 1 − lr·wd
   float beta1, oneMinusBeta1;
   float beta2, oneMinusBeta2;
   float correction2Sqrt, epsilon;
@@ -41,8 +41,8 @@ struct VectorKernels {
   /// Σ x², in double over float blocks.
   double (*sumOfSquares)(const float* x, std::int64_t n);
   /// AdamW after clipping on n elements; `decays` applies the weight decay.
-  void (*adamWUpdate)(float* p, const float* g, float* m, float* v, std::int64_t n,
-                      bool decays, const AdamWConstants& k);
+  void (*adamWUpdate)(float* p, const float* g, float* m, float* v, std::int64_t n, bool decays,
+                      const AdamWConstants& k);
   /// max x.
   float (*maxOf)(const float* x, std::int64_t n);
   /// x = exp(x − shift) in place; returns Σ of the results.

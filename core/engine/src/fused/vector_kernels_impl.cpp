@@ -111,8 +111,7 @@ float maxOf(const float* x, std::int64_t n) {
   if (n >= kLanes) {
     Vec acc = Vec::loadu(x);
     for (i = kLanes; i + kLanes <= n; i += kLanes) acc = at::vec::maximum(acc, Vec::loadu(x + i));
-    best = at::vec::vec_reduce_all<float>([](Vec a, Vec b) { return at::vec::maximum(a, b); },
-                                          acc);
+    best = at::vec::vec_reduce_all<float>([](Vec a, Vec b) { return at::vec::maximum(a, b); }, acc);
   }
   for (; i < n; ++i) best = std::max(best, x[i]);
   return best;

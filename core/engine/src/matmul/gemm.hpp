@@ -20,8 +20,8 @@ enum class Op : bool { Plain = false, Transposed = true };
 /// oneDNN's sgemm where the engine links oneDNN: gemm.cpp; else on ATen:
 /// gemm_fallback.cpp.)
 void gemm(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
-          float* c, std::int64_t ldc);
+          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+          std::int64_t ldc);
 
 /// The same product through ATen's addmm on views of the same memory: the
 /// plain reference `gemm` is checked against, and `gemm` itself where the

@@ -52,8 +52,8 @@ double bestGflops(c10::Device device, at::ScalarType type, std::int64_t size, in
     at::matmul_out(c, a, b);
     (void)c.flatten()[0].item<double>();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    const double flops = 2.0 * static_cast<double>(size) * static_cast<double>(size) *
-                         static_cast<double>(size);
+    const double flops =
+        2.0 * static_cast<double>(size) * static_cast<double>(size) * static_cast<double>(size);
     if (elapsed.count() > 0.0) best = std::max(best, flops / elapsed.count() / 1e9);
   }
   return best;
@@ -69,11 +69,11 @@ struct Product {
 std::vector<Product> stepProducts(const ModelConfig& model) {
   const auto layers = static_cast<double>(model.layers);
   const std::int64_t kvWidth = model.kvHeads * headDim(model);
-  return {{model.dim, model.dim, 2.0 * layers},    // wq, wo
-          {model.dim, kvWidth, 2.0 * layers},      // wk, wv
-          {model.dim, model.ffn, 2.0 * layers},    // w1, w3
-          {model.ffn, model.dim, layers},          // w2
-          {model.dim, model.vocab, 1.0}};          // output head
+  return {{model.dim, model.dim, 2.0 * layers},  // wq, wo
+          {model.dim, kvWidth, 2.0 * layers},    // wk, wv
+          {model.dim, model.ffn, 2.0 * layers},  // w1, w3
+          {model.ffn, model.dim, layers},        // w2
+          {model.dim, model.vocab, 1.0}};        // output head
 }
 
 }  // namespace
@@ -86,8 +86,8 @@ MatmulRate probeMatmulRate(c10::Device device, std::int64_t size, int repeats) {
     const double gflops = bestGflops(device, type, size, repeats);
     if (gflops > rate.gflops) {
       rate.gflops = gflops;
-      rate.path = std::string(type == at::kBFloat16 ? "bf16 " : "float32 ") +
-                  std::to_string(size) + "x" + std::to_string(size);
+      rate.path = std::string(type == at::kBFloat16 ? "bf16 " : "float32 ") + std::to_string(size) +
+                  "x" + std::to_string(size);
     }
   }
   return rate;
@@ -219,12 +219,13 @@ std::string fastestPath(const std::vector<PathRate>& candidates) {
   };
   const std::string byProducts =
       best([](const PathRate& a, const PathRate& b) { return a.gflops > b.gflops; });
-  const bool timedBlocks = !candidates.empty() &&
-                           std::all_of(candidates.begin(), candidates.end(),
-                                       [](const PathRate& rate) { return rate.blockSeconds > 0.0; });
+  const bool timedBlocks = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
+                                                              [](const PathRate& rate) {
+                                                                return rate.blockSeconds > 0.0;
+                                                              });
   if (!timedBlocks) return byProducts;
-  const std::string byBlock = best(
-      [](const PathRate& a, const PathRate& b) { return a.blockSeconds < b.blockSeconds; });
+  const std::string byBlock =
+      best([](const PathRate& a, const PathRate& b) { return a.blockSeconds < b.blockSeconds; });
   // Two of about 25 runs of `small` on one Emerald Rapids VM took ATen's path
   // on the block alone, with products 10 % slower than oneDNN's, and trained
   // 28-36 % slower a step (docs/PERF.md, "Start-up choices").

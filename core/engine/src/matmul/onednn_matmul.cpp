@@ -72,10 +72,9 @@ class PrimitiveCache {
     auto found = matmuls_.find(key);
     if (found != matmuls_.end()) return found->second;
     const memory::desc dst = rowMajor(key.a.rows, key.b.cols).desc();
-    const auto desc =
-        key.bias ? dnnl::matmul::desc(key.a.desc(), key.b.desc(),
-                                      rowMajor(1, key.b.cols).desc(), dst)
-                 : dnnl::matmul::desc(key.a.desc(), key.b.desc(), dst);
+    const auto desc = key.bias ? dnnl::matmul::desc(key.a.desc(), key.b.desc(),
+                                                    rowMajor(1, key.b.cols).desc(), dst)
+                               : dnnl::matmul::desc(key.a.desc(), key.b.desc(), dst);
     dnnl::matmul primitive(dnnl::matmul::primitive_desc(desc, engine_));
     matmuls_.emplace(key, primitive);
     return primitive;
@@ -134,9 +133,10 @@ at::Tensor sumRows(const at::Tensor& matrix) {
   const std::int64_t rows = matrix.size(0);
   const std::int64_t cols = matrix.size(1);
   at::Tensor out = at::empty({cols}, matrix.options());
-  PrimitiveCache::instance().columnSum(rows, cols).execute(
-      threadStream(), {{DNNL_ARG_SRC, wrap(rowMajor(rows, cols), matrix)},
-                       {DNNL_ARG_DST, wrap(rowMajor(1, cols), out)}});
+  PrimitiveCache::instance()
+      .columnSum(rows, cols)
+      .execute(threadStream(), {{DNNL_ARG_SRC, wrap(rowMajor(rows, cols), matrix)},
+                                {DNNL_ARG_DST, wrap(rowMajor(1, cols), out)}});
   threadStream().wait();
   return out;
 }
@@ -174,8 +174,8 @@ LinearGradients gradientsOf(const at::Tensor& gradient, const at::Tensor& x,
   const std::int64_t m = dY.size(0);
   LinearGradients grads;
   if (needInput) {
-    grads.input = withLastSize(
-        multiply(rowMajor(m, n), dY, matrixOf(weight), weight, at::Tensor()), x, k);
+    grads.input =
+        withLastSize(multiply(rowMajor(m, n), dY, matrixOf(weight), weight, at::Tensor()), x, k);
   }
   if (needWeight) {
     grads.weight = multiply(transposed(rowMajor(m, n)), dY, rowMajor(m, k), x, at::Tensor());

@@ -27,9 +27,7 @@ class Initialiser {
   void moveTo(c10::Device device) { device_ = device; }
 
  private:
-  at::Tensor finish(const at::Tensor& cpu) const {
-    return cpu.to(device_).requires_grad_(true);
-  }
+  at::Tensor finish(const at::Tensor& cpu) const { return cpu.to(device_).requires_grad_(true); }
 
   at::Generator generator_;
   c10::Device device_{c10::DeviceType::CPU};
@@ -151,9 +149,8 @@ at::Tensor Decoder::blockForward(const BlockWeights& b, const at::Tensor& x,
   const auto seq = x.size(1);
   const auto hd = headDim(config_);
 
-  const std::vector<at::Tensor> qkv = normedProducts(x, b.attentionNorm, {b.wq, b.wk, b.wv},
-                                                     {b.bq, b.bk, b.bv},
-                                                     (modules & model::kNorms) != 0);
+  const std::vector<at::Tensor> qkv = normedProducts(
+      x, b.attentionNorm, {b.wq, b.wk, b.wv}, {b.bq, b.bk, b.bv}, (modules & model::kNorms) != 0);
   const at::Tensor q = qkv[0].view({batch, seq, config_.heads, hd});
   const at::Tensor k = qkv[1].view({batch, seq, config_.kvHeads, hd});
   const at::Tensor v = qkv[2].view({batch, seq, config_.kvHeads, hd});

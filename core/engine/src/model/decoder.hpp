@@ -82,8 +82,7 @@ class Decoder {
                                         std::uint8_t modules) const;
   /// The products weights[i]·rmsNorm(x) (+ biases[i]), the norm kept or
   /// rebuilt in backward; weights and biases are cast to the compute type.
-  [[nodiscard]] std::vector<at::Tensor> normedProducts(const at::Tensor& x,
-                                                       const at::Tensor& norm,
+  [[nodiscard]] std::vector<at::Tensor> normedProducts(const at::Tensor& x, const at::Tensor& norm,
                                                        std::vector<at::Tensor> weights,
                                                        std::vector<at::Tensor> biases,
                                                        bool recomputeNorm) const;

@@ -17,8 +17,8 @@ at::Tensor DecoderOps::attentionRebuiltInBackward(const at::Tensor& q, const at:
 
 at::Tensor DecoderOps::headLossRebuiltInBackward(const at::Tensor& x, const at::Tensor& weight,
                                                  const at::Tensor& targets) const {
-  const bool cpuFloat = x.device().is_cpu() && x.scalar_type() == at::kFloat &&
-                        weight.scalar_type() == at::kFloat;
+  const bool cpuFloat =
+      x.device().is_cpu() && x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat;
   if (!cpuFloat) return headLoss(x, weight, targets);
   return fused::headLossRebuiltInBackward(x, weight, targets, matmulPath());
 }

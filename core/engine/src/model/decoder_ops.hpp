@@ -58,7 +58,6 @@ class DecoderOps {
 /// The reference operators on `path`; `gqaInPlace` reads each KV head in place
 /// (ops::causalAttentionGrouped) instead of repeating it. `path` must outlive
 /// the result.
-[[nodiscard]] std::unique_ptr<DecoderOps> makeReferenceOps(const MatmulPath& path,
-                                                           bool gqaInPlace);
+[[nodiscard]] std::unique_ptr<DecoderOps> makeReferenceOps(const MatmulPath& path, bool gqaInPlace);
 
 }  // namespace tb::engine

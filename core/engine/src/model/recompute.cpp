@@ -117,16 +117,15 @@ class RecomputedInputLinears final : public torch::autograd::Function<Recomputed
                                at::TensorList tensors) {
     context->save_for_backward(tensors.vec());
     context->saved_data["linears"] = c10::IValue::make_capsule(holder);
-    const std::vector<at::Tensor> inputs(tensors.begin(),
-                                         tensors.begin() + static_cast<std::ptrdiff_t>(
-                                                               holder->inputCount));
+    const std::vector<at::Tensor> inputs(
+        tensors.begin(), tensors.begin() + static_cast<std::ptrdiff_t>(holder->inputCount));
     const at::Tensor prologue = holder->prologue(inputs);
     variable_list outputs;
     for (std::size_t i = 0; i < holder->biasAt.size(); ++i) {
       const std::int64_t bias = holder->biasAt[i];
-      outputs.push_back(holder->path->linear(
-          prologue, tensors[holder->inputCount + i],
-          bias >= 0 ? tensors[static_cast<std::size_t>(bias)] : at::Tensor()));
+      outputs.push_back(
+          holder->path->linear(prologue, tensors[holder->inputCount + i],
+                               bias >= 0 ? tensors[static_cast<std::size_t>(bias)] : at::Tensor()));
     }
     return outputs;
   }
@@ -150,14 +149,14 @@ class RecomputedInputLinears final : public torch::autograd::Function<Recomputed
       if (!outputGrads[i].defined()) continue;
       const std::int64_t bias = holder->biasAt[i];
       const std::size_t weightAt = holder->inputCount + i;
-      LinearGradients product = holder->path->linearGradients(outputGrads[i], values,
-                                                               saved[weightAt], bias >= 0);
+      LinearGradients product =
+          holder->path->linearGradients(outputGrads[i], values, saved[weightAt], bias >= 0);
       if (saved[weightAt].requires_grad()) grads[weightAt + 1] = std::move(product.weight);
       if (bias >= 0 && saved[static_cast<std::size_t>(bias)].requires_grad()) {
         grads[static_cast<std::size_t>(bias) + 1] = std::move(product.bias);
       }
-      prologueGrad = prologueGrad.defined() ? prologueGrad.add_(product.input)
-                                            : std::move(product.input);
+      prologueGrad =
+          prologueGrad.defined() ? prologueGrad.add_(product.input) : std::move(product.input);
     }
     if (differentiable.empty() || !prologueGrad.defined()) return grads;
     const variable_list inputGrads =

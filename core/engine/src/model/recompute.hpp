@@ -59,8 +59,7 @@ using Segment = std::function<at::Tensor(const std::vector<at::Tensor>& inputs)>
 /// and forms the weighted sum's gradients from them directly, so that product
 /// is not run again: what recomputeInBackward around the same function would
 /// give, with one product less.
-[[nodiscard]] at::Tensor groupedAttentionRebuiltInBackward(const at::Tensor& q,
-                                                           const at::Tensor& k,
+[[nodiscard]] at::Tensor groupedAttentionRebuiltInBackward(const at::Tensor& q, const at::Tensor& k,
                                                            const at::Tensor& v);
 
 /// path.linear(x, weights[i], biases[i]) for every i (biases[i] may be

@@ -37,8 +37,8 @@ FlatParameters::FlatParameters(DecoderWeights& weights, AdamWOptions options, bo
     : options_(options), fusedUpdate_(fusedUpdate), shard_(std::move(shard)) {
   if (shard_.count < 1 || shard_.index < 0 || shard_.index >= shard_.count ||
       (shard_.count > 1 && !shard_.gather)) {
-    throw std::invalid_argument("flat parameters: shard " + std::to_string(shard_.index) +
-                                " of " + std::to_string(shard_.count) +
+    throw std::invalid_argument("flat parameters: shard " + std::to_string(shard_.index) + " of " +
+                                std::to_string(shard_.count) +
                                 " is not a shard (or it has no gather)");
   }
   at::NoGradGuard noGrad;

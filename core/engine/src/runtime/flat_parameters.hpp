@@ -65,14 +65,14 @@ class FlatParameters final : public ParameterUpdate {
   AdamWOptions options_;
   bool fusedUpdate_ = false;
   UpdateShard shard_;
-  std::int64_t total_ = 0;          // elements of every parameter; values_ may be padded
+  std::int64_t total_ = 0;  // elements of every parameter; values_ may be padded
   std::int64_t shardElements_ = 0;
   std::int64_t steps_ = 0;
   std::int64_t decayEnd_ = 0;
-  std::vector<NamedTensor> named_;       // leaf views of values_, in buffer order
-  std::vector<std::int64_t> offsets_;    // of each entry of named_
+  std::vector<NamedTensor> named_;     // leaf views of values_, in buffer order
+  std::vector<std::int64_t> offsets_;  // of each entry of named_
   at::Tensor values_, gradients_;
-  at::Tensor expAvg_, expAvgSq_;    // this shard's: shardElements_ each
+  at::Tensor expAvg_, expAvgSq_;  // this shard's: shardElements_ each
 };
 
 }  // namespace tb::engine

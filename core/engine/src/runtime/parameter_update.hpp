@@ -37,7 +37,7 @@ class ParameterUpdate {
 };
 
 /// The stock update: clipGradients then AdamW::step, one tensor at a time.
-[[nodiscard]] std::unique_ptr<ParameterUpdate> perTensorUpdate(
-    std::vector<NamedTensor> parameters, AdamWOptions options = {});
+[[nodiscard]] std::unique_ptr<ParameterUpdate> perTensorUpdate(std::vector<NamedTensor> parameters,
+                                                               AdamWOptions options = {});
 
 }  // namespace tb::engine

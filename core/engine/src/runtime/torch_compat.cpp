@@ -19,9 +19,7 @@ CudaMemory cudaMemory(int device) {
           static_cast<std::uint64_t>(stats.allocated_bytes[0].peak)};
 }
 
-void resetCudaPeak(int device) {
-  allocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
-}
+void resetCudaPeak(int device) { allocator::resetPeakStats(static_cast<c10::DeviceIndex>(device)); }
 #else
 CudaMemory cudaMemory(int /*device*/) { return {}; }
 void resetCudaPeak(int /*device*/) {}

@@ -45,8 +45,7 @@ std::string bytesText(std::uint64_t bytes) { return std::to_string(bytes) + " by
 
 memory::RecomputePolicy toMemoryPolicy(const RecomputePolicy& policy) {
   switch (policy.mode) {
-    case RecomputeMode::Selective:
-      return {memory::RecomputeKind::Selective, 0, policy.modules};
+    case RecomputeMode::Selective: return {memory::RecomputeKind::Selective, 0, policy.modules};
     case RecomputeMode::Layers:
       return {memory::RecomputeKind::Layers, policy.layers, policy.modules};
     case RecomputeMode::Full: return {memory::RecomputeKind::Full, 0};
@@ -58,8 +57,7 @@ memory::RecomputePolicy toMemoryPolicy(const RecomputePolicy& policy) {
 
 RecomputePolicy fromMemoryPolicy(const memory::RecomputePolicy& policy) {
   switch (policy.kind) {
-    case memory::RecomputeKind::Selective:
-      return {RecomputeMode::Selective, 0, policy.modules};
+    case memory::RecomputeKind::Selective: return {RecomputeMode::Selective, 0, policy.modules};
     case memory::RecomputeKind::Layers:
       return {RecomputeMode::Layers, policy.layers, policy.modules};
     case memory::RecomputeKind::Full: return {RecomputeMode::Full, 0};
@@ -93,11 +91,11 @@ Expected<RecomputeChoice> chooseRecompute(const RunConfig& config) {
     auto plan = memory::planRecompute(predictionInput(config, requested), config.memoryBudgetBytes);
     if (!plan) return plan.error();
     if (!plan->fits) {
-      return makeError(ErrorKind::BadInput,
-                       "--recompute auto: no policy fits model " + config.model.name +
-                           " in the memory budget of " + bytesText(config.memoryBudgetBytes) +
-                           "; the least budget that fits is " +
-                           bytesText(plan->smallestBudgetBytes));
+      return makeError(ErrorKind::BadInput, "--recompute auto: no policy fits model " +
+                                                config.model.name + " in the memory budget of " +
+                                                bytesText(config.memoryBudgetBytes) +
+                                                "; the least budget that fits is " +
+                                                bytesText(plan->smallestBudgetBytes));
     }
     choice.policy = normalised(fromMemoryPolicy(plan->policy), layers);
     choice.reason = "auto: the least recomputation whose predicted peak fits " +

@@ -16,10 +16,10 @@ namespace tb::engine {
 /// The policy a run uses and why.
 struct RecomputeChoice {
   RecomputePolicy requested;
-  RecomputePolicy policy;                 ///< never Auto; layers:0 is none, layers:L full
-  std::string reason;                     ///< one sentence for events and logs
-  std::uint64_t predictedPeakBytes = 0;   ///< the engine profile's prediction for `policy`
-  double timeOverheadRatio = 0.0;         ///< predicted extra step time (0.2 = +20 %)
+  RecomputePolicy policy;                ///< never Auto; layers:0 is none, layers:L full
+  std::string reason;                    ///< one sentence for events and logs
+  std::uint64_t predictedPeakBytes = 0;  ///< the engine profile's prediction for `policy`
+  double timeOverheadRatio = 0.0;        ///< predicted extra step time (0.2 = +20 %)
 };
 
 /// The engine's policy as core/memory spells it, and back (Auto has no

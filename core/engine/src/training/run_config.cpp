@@ -60,12 +60,9 @@ struct RuntimeSwitch {
 };
 
 constexpr RuntimeSwitch kRuntimeSwitches[] = {
-    {"threads", &RuntimeOptions::threads},
-    {"matmul", &RuntimeOptions::matmul},
-    {"sync", &RuntimeOptions::lazySync},
-    {"flat-grads", &RuntimeOptions::flatGradients},
-    {"gqa", &RuntimeOptions::gqaInPlace},
-    {"alloc", &RuntimeOptions::keepMemory},
+    {"threads", &RuntimeOptions::threads}, {"matmul", &RuntimeOptions::matmul},
+    {"sync", &RuntimeOptions::lazySync},   {"flat-grads", &RuntimeOptions::flatGradients},
+    {"gqa", &RuntimeOptions::gqaInPlace},  {"alloc", &RuntimeOptions::keepMemory},
 };
 
 }  // namespace
@@ -96,10 +93,9 @@ Expected<RuntimeOptions> parseRuntime(std::string_view text) {
     if (item.size() < 2 || (item[0] != '+' && item[0] != '-')) {
       return bad("'" + std::string(item) + "' is not +SWITCH or -SWITCH");
     }
-    const auto* found = std::find_if(std::begin(kRuntimeSwitches), std::end(kRuntimeSwitches),
-                                     [name = item.substr(1)](const RuntimeSwitch& s) {
-                                       return s.name == name;
-                                     });
+    const auto* found =
+        std::find_if(std::begin(kRuntimeSwitches), std::end(kRuntimeSwitches),
+                     [name = item.substr(1)](const RuntimeSwitch& s) { return s.name == name; });
     if (found == std::end(kRuntimeSwitches)) {
       return bad("unknown switch '" + std::string(item.substr(1)) + "'");
     }

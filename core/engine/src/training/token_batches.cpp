@@ -61,9 +61,8 @@ Expected<TokenBatches> TokenBatches::open(const DataChoice& data, const ModelCon
   const std::size_t heldOut = std::max(content->size() / 10, window);
   if (content->size() < heldOut + window) {
     return makeError(ErrorKind::BadInput,
-                     "text file " + data.file.string() + " has " +
-                         std::to_string(content->size()) + " bytes; seq " +
-                         std::to_string(model.seq) + " needs at least " +
+                     "text file " + data.file.string() + " has " + std::to_string(content->size()) +
+                         " bytes; seq " + std::to_string(model.seq) + " needs at least " +
                          std::to_string(heldOut + window) + " (a training and a held-out window)");
   }
   batches.trainBytes_ = content->size() - heldOut;

@@ -19,8 +19,7 @@ namespace tb::engine {
 class TokenBatches {
  public:
   /// Reads the text file if there is one; the error names the file or the field.
-  [[nodiscard]] static Expected<TokenBatches> open(const DataChoice& data,
-                                                   const ModelConfig& model,
+  [[nodiscard]] static Expected<TokenBatches> open(const DataChoice& data, const ModelConfig& model,
                                                    std::uint64_t seed);
 
   /// This process as rank `rank` of a data-parallel group, each rank with
@@ -47,8 +46,8 @@ class TokenBatches {
   DataKind kind_ = DataKind::Random;
   std::int64_t vocab_ = 0;
   std::int64_t seq_ = 0;
-  std::int64_t batch_ = 0;       // rows of this process's batch
-  std::int64_t firstRow_ = 0;    // of the global batch (shard)
+  std::int64_t batch_ = 0;     // rows of this process's batch
+  std::int64_t firstRow_ = 0;  // of the global batch (shard)
   std::uint64_t seed_ = 0;
   std::int64_t multiplier_ = 1;
   std::int64_t increment_ = 0;

@@ -84,8 +84,8 @@ Status checkRun(const RunConfig& config) {
     return bad("save-every must be 0 (never) or more, got " + std::to_string(config.saveEvery));
   }
   if (config.device == Device::Cuda && !cudaAvailable()) {
-    const std::string why = at::hasCUDA() ? "no CUDA device is visible"
-                                          : "this build of LibTorch has no CUDA support";
+    const std::string why =
+        at::hasCUDA() ? "no CUDA device is visible" : "this build of LibTorch has no CUDA support";
     return makeError(ErrorKind::Runtime, std::string("--device cuda: ") + why + " (LibTorch " +
                                              compat::kTorchVersion + ")");
   }
@@ -201,8 +201,8 @@ Expected<runs::RunDirectory> openRunDirectory(const RunConfig& config, Communica
   if (group == nullptr) return runs::RunDirectory::create(config.runDir, config.model.name);
   if (group->rank() == 0) {
     auto directory = runs::RunDirectory::create(config.runDir, config.model.name);
-    group->publish(kKey, directory ? directory->path().string()
-                                   : kFailed + directory.error().message);
+    group->publish(kKey,
+                   directory ? directory->path().string() : kFailed + directory.error().message);
     return directory;
   }
   std::string path;
@@ -212,8 +212,8 @@ Expected<runs::RunDirectory> openRunDirectory(const RunConfig& config, Communica
     return makeError(ErrorKind::Runtime, error.what());
   }
   if (!path.empty() && path.front() == kFailed) {
-    return makeError(ErrorKind::Runtime, "rank 0 could not create the run directory: " +
-                                             path.substr(1));
+    return makeError(ErrorKind::Runtime,
+                     "rank 0 could not create the run directory: " + path.substr(1));
   }
   return runs::RunDirectory::create(runs::rankDirectory(path, group->rank()), config.model.name);
 }
@@ -291,9 +291,8 @@ nlohmann::json probeToJson(const MatmulChoice& choice) {
     paths[rate.path] = rate.gflops;
     if (rate.blockSeconds > 0.0) blocks[rate.path] = 1e3 * rate.blockSeconds;
   }
-  nlohmann::json probe{{"gflops", paths},
-                       {"peak_gflops", choice.peak.gflops},
-                       {"peak_source", choice.peak.path}};
+  nlohmann::json probe{
+      {"gflops", paths}, {"peak_gflops", choice.peak.gflops}, {"peak_source", choice.peak.path}};
   if (!blocks.empty()) probe["block_ms"] = blocks;
   return probe;
 }
@@ -339,9 +338,8 @@ Expected<CheckedInputs> checkAndLoad(const RunConfig& config) {
   if (config.dataParallel) data->shard(config.dataParallel->launch.rank);
   auto resume = loadResume(config);
   if (!resume) return resume.error();
-  return CheckedInputs{.recompute = std::move(*recompute),
-                       .data = std::move(*data),
-                       .resume = std::move(*resume)};
+  return CheckedInputs{
+      .recompute = std::move(*recompute), .data = std::move(*data), .resume = std::move(*resume)};
 }
 
 /// The step's operators with their products on `path`: the compiled step's
@@ -415,21 +413,22 @@ RunSummary announceStart(const LoopInputs& in, const HostSetup& host,
   RunSummary summary = openingSummary(in, host);
   host.allocator->resetPeak();
   if (host.device.is_cuda()) compat::resetCudaPeak(0);
-  in.events->emit("start", {{"config", runs::toJson(record)},
-                            {"params", summary.params},
-                            {"flops_per_token", summary.flopsPerToken},
-                            {"matmul_gflops", summary.matmulGflops},
-                            {"matmul_path", summary.matmulPath},
-                            {"matmul_probe", probeToJson(host.matmul)},
-                            {"compiled_step",
-                             in.config->compile ? planToJson(host.plan) : nlohmann::json()},
-                            {"recompute", {{"requested", toString(recompute.requested)},
-                                           {"policy", summary.recompute},
-                                           {"reason", recompute.reason},
-                                           {"predicted_peak_bytes", recompute.predictedPeakBytes},
-                                           {"time_overhead_ratio", recompute.timeOverheadRatio}}},
-                            {"peak_bytes", host.allocator->peakBytes()},
-                            {"run_dir", summary.runDir.string()}});
+  in.events->emit("start",
+                  {{"config", runs::toJson(record)},
+                   {"params", summary.params},
+                   {"flops_per_token", summary.flopsPerToken},
+                   {"matmul_gflops", summary.matmulGflops},
+                   {"matmul_path", summary.matmulPath},
+                   {"matmul_probe", probeToJson(host.matmul)},
+                   {"compiled_step", in.config->compile ? planToJson(host.plan) : nlohmann::json()},
+                   {"recompute",
+                    {{"requested", toString(recompute.requested)},
+                     {"policy", summary.recompute},
+                     {"reason", recompute.reason},
+                     {"predicted_peak_bytes", recompute.predictedPeakBytes},
+                     {"time_overhead_ratio", recompute.timeOverheadRatio}}},
+                   {"peak_bytes", host.allocator->peakBytes()},
+                   {"run_dir", summary.runDir.string()}});
   return summary;
 }
 

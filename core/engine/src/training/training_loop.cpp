@@ -123,8 +123,9 @@ class StepReporter {
       for (const PendingStep& step : pending_) each.push_back(step.loss.to(at::kFloat).reshape({}));
       losses = at::stack(each).to(at::kCPU).contiguous();
       if (global && communicator_ != nullptr && communicator_->worldSize() > 1) {
-        communicator_->allReduceSum(losses, "all-reduce of the losses up to step " +
-                                                std::to_string(pending_.back().step))
+        communicator_
+            ->allReduceSum(losses, "all-reduce of the losses up to step " +
+                                       std::to_string(pending_.back().step))
             ->wait();
         losses.div_(communicator_->worldSize());
       }
@@ -274,16 +275,15 @@ TrainedModel buildModel(const LoopInputs& in, const LoopSettings& loop) {
   DecoderWeights weights = initialiseWeights(model, config.seed, loop.device);
   std::unique_ptr<ParameterUpdate> update;
   if (config.runtime.flatGradients) {
-    update = std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate,
-                                              updateShard(in));
+    update =
+        std::make_unique<FlatParameters>(weights, AdamWOptions{}, in.fusedUpdate, updateShard(in));
   } else {
     update = perTensorUpdate(namedParameters(weights));
   }
-  TrainedModel trained{
-      .update = std::move(update),
-      .decoder = Decoder(model, std::move(weights), *in.ops, loop.computeType),
-      .sync = nullptr,
-      .vote = std::nullopt};
+  TrainedModel trained{.update = std::move(update),
+                       .decoder = Decoder(model, std::move(weights), *in.ops, loop.computeType),
+                       .sync = nullptr,
+                       .vote = std::nullopt};
   trained.decoder.setRecompute(in.recompute);
   if (in.resume != nullptr) restore(*in.resume, *trained.update);
   if (in.communicator != nullptr) {
@@ -321,8 +321,7 @@ void saveStepCheckpoint(const StepContext& ctx, std::int64_t step) {
                         .model = ctx.in.config->model,
                         .tensors = update.parameters()};
   for (auto& entry : state) checkpoint.tensors.push_back(std::move(entry));
-  if (const Status saved = saveCheckpoint(ctx.in.directory->checkpointFile(), checkpoint);
-      !saved) {
+  if (const Status saved = saveCheckpoint(ctx.in.directory->checkpointFile(), checkpoint); !saved) {
     throw std::runtime_error(saved.error().message);
   }
 }

@@ -31,8 +31,8 @@ struct LoopInputs {
   RecomputePolicy recompute;        ///< resolved (never Auto)
   /// Data parallelism: null for one process. The data is this rank's shard.
   Communicator* communicator = nullptr;
-  std::int64_t bucketBytes = 0;     ///< gradient bucket cap; 0: one all-reduce
-  int zeroStage = 0;                ///< 1: AdamW's moments sharded over the ranks
+  std::int64_t bucketBytes = 0;  ///< gradient bucket cap; 0: one all-reduce
+  int zeroStage = 0;             ///< 1: AdamW's moments sharded over the ranks
 };
 
 /// What one step measured: its wall time and the tokens it trained on (all

@@ -326,7 +326,8 @@ struct ToyLookup {
                   {"matrix", matrix.clone().requires_grad_(true)}};
     if (!flat) return;
     gradients = at::zeros({kVocab * kDim + kDim * kDim});
-    parameters[0].tensor.mutable_grad() = gradients.narrow(0, 0, kVocab * kDim).view({kVocab, kDim});
+    parameters[0].tensor.mutable_grad() =
+        gradients.narrow(0, 0, kVocab * kDim).view({kVocab, kDim});
     parameters[1].tensor.mutable_grad() =
         gradients.narrow(0, kVocab * kDim, kDim * kDim).view({kDim, kDim});
   }
@@ -354,8 +355,8 @@ struct ToyLookup {
 
 /// Every gradient after `steps` synchronised steps on `world` ranks, with
 /// the table's rows exchanged or the table summed densely in the buckets.
-std::vector<std::vector<at::Tensor>> syncedGradients(int world, bool flat, bool rows,
-                                                     std::vector<std::int64_t>* rowsSent = nullptr) {
+std::vector<std::vector<at::Tensor>> syncedGradients(
+    int world, bool flat, bool rows, std::vector<std::int64_t>* rowsSent = nullptr) {
   std::vector<std::vector<at::Tensor>> result(static_cast<std::size_t>(world));
   onRanks(world, [&](int rank, Communicator& group) {
     ToyLookup model(flat);

@@ -48,9 +48,19 @@ std::string scratch(const std::string& name) {
 tb::engine::Checkpoint train(const std::string& name, int processes, int batch,
                              std::vector<std::string> flags) {
   const std::string dir = scratch(name);
-  std::vector<std::string> arguments{"run",          "--model",      "tiny", "--steps", "5",
-                                     "--save-every", "5",            "--threads", "1",
-                                     "--batch",      std::to_string(batch), "--run-dir", dir,
+  std::vector<std::string> arguments{"run",
+                                     "--model",
+                                     "tiny",
+                                     "--steps",
+                                     "5",
+                                     "--save-every",
+                                     "5",
+                                     "--threads",
+                                     "1",
+                                     "--batch",
+                                     std::to_string(batch),
+                                     "--run-dir",
+                                     dir,
                                      "--json"};
   if (processes > 0) {
     arguments.insert(arguments.end(), {"--nproc-per-node", std::to_string(processes),
@@ -104,8 +114,8 @@ TEST(DataParallelTraining, TunedRuntimeWithSmallBucketsMatchesOneRank) {
 }
 
 TEST(DataParallelTraining, StockRuntimeCopiesGradientsInAndOutAndMatchesOneRank) {
-  expectTwoRanksEqualOneRankOfTheGlobalBatch("stock", {"--runtime", "stock",
-                                                       "--bucket-mb", "0.05"});
+  expectTwoRanksEqualOneRankOfTheGlobalBatch("stock",
+                                             {"--runtime", "stock", "--bucket-mb", "0.05"});
 }
 
 TEST(DataParallelTraining, CompiledStepWithFullRecomputeAndOneBucketMatchesOneRank) {
@@ -133,16 +143,17 @@ TEST(DataParallelTraining, AResumedRunContinuesTheSameTrajectoryAtTheSameWorldSi
   flags.insert(flags.end(), {"--steps", "8", "--save-every", "8"});
   const auto whole = train("resume_whole", 2, 2, flags);
   const std::string first = scratch("resume_first");
-  auto run = trainbench({"run", "--model", "tiny", "--steps", "4", "--save-every", "4",
-                         "--threads", "1", "--batch", "2", "--run-dir", first,
-                         "--nproc-per-node", "2", "--master-port", "0", "--json", "--runtime",
-                         "tuned,-matmul"});
+  auto run =
+      trainbench({"run",       "--model",          "tiny", "--steps",       "4", "--save-every",
+                  "4",         "--threads",        "1",    "--batch",       "2", "--run-dir",
+                  first,       "--nproc-per-node", "2",    "--master-port", "0", "--json",
+                  "--runtime", "tuned,-matmul"});
   ASSERT_EQ(run.exitCode, 0) << run.standardError;
   const std::string second = scratch("resume_second");
-  run = trainbench({"run", "--model", "tiny", "--steps", "8", "--save-every", "8", "--threads",
-                    "1", "--batch", "2", "--run-dir", second, "--resume", first,
-                    "--nproc-per-node", "2", "--master-port", "0", "--json", "--runtime",
-                    "tuned,-matmul"});
+  run = trainbench({"run",  "--model",   "tiny",      "--steps",          "8", "--save-every",
+                    "8",    "--threads", "1",         "--batch",          "2", "--run-dir",
+                    second, "--resume",  first,       "--nproc-per-node", "2", "--master-port",
+                    "0",    "--json",    "--runtime", "tuned,-matmul"});
   ASSERT_EQ(run.exitCode, 0) << run.standardError;
   auto resumed = tb::engine::loadCheckpoint(second);
   ASSERT_TRUE(resumed) << resumed.error().message;
@@ -196,20 +207,30 @@ TEST(DataParallelTraining, ZeroOneOverThreeRanksPadsTheLastShard) {
 }
 
 TEST(DataParallelTraining, ZeroOneCheckpointsGatherTheMomentsAndResumeTheSameTrajectory) {
-  const std::vector<std::string> common{"--threads", "1", "--batch", "2", "--nproc-per-node", "2",
-                                        "--master-port", "0", "--json", "--runtime",
-                                        "tuned,-matmul", "--zero", "1"};
+  const std::vector<std::string> common{"--threads",
+                                        "1",
+                                        "--batch",
+                                        "2",
+                                        "--nproc-per-node",
+                                        "2",
+                                        "--master-port",
+                                        "0",
+                                        "--json",
+                                        "--runtime",
+                                        "tuned,-matmul",
+                                        "--zero",
+                                        "1"};
   const auto withCommon = [&common](std::vector<std::string> arguments) {
     arguments.insert(arguments.end(), common.begin(), common.end());
     return arguments;
   };
   const std::string wholeDir = scratch("zero_resume_whole");
-  auto run = trainbench(withCommon({"run", "--model", "tiny", "--steps", "8", "--save-every", "8",
-                                    "--run-dir", wholeDir}));
+  auto run = trainbench(withCommon(
+      {"run", "--model", "tiny", "--steps", "8", "--save-every", "8", "--run-dir", wholeDir}));
   ASSERT_EQ(run.exitCode, 0) << run.standardError;
   const std::string first = scratch("zero_resume_first");
-  run = trainbench(withCommon({"run", "--model", "tiny", "--steps", "4", "--save-every", "4",
-                               "--run-dir", first}));
+  run = trainbench(withCommon(
+      {"run", "--model", "tiny", "--steps", "4", "--save-every", "4", "--run-dir", first}));
   ASSERT_EQ(run.exitCode, 0) << run.standardError;
   const std::string second = scratch("zero_resume_second");
   run = trainbench(withCommon({"run", "--model", "tiny", "--steps", "8", "--save-every", "8",
@@ -243,9 +264,10 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
   const std::string dir = scratch("records");
   const std::string stream = scratch("records-stream.jsonl");
   const auto result =
-      trainbench({"run", "--model", "tiny", "--steps", "3", "--threads", "1", "--run-dir", dir,
-                  "--nproc-per-node", "2", "--master-port", "0", "--bucket-mb", "0.1", "--zero",
-                  "1", "--json", "--events", stream});
+      trainbench({"run",      "--model",     "tiny", "--steps",          "3", "--threads",
+                  "1",        "--run-dir",   dir,    "--nproc-per-node", "2", "--master-port",
+                  "0",        "--bucket-mb", "0.1",  "--zero",           "1", "--json",
+                  "--events", stream});
   ASSERT_EQ(result.exitCode, 0) << result.standardError;
   const auto summary = nlohmann::json::parse(result.standardOutput);
   EXPECT_EQ(summary["status"], "completed");
@@ -271,15 +293,15 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "ranks" / "1" / "events.jsonl"));
 
   // Tokens per second are the group's: both ranks' rows over the step time.
-  const double tokensPerStep = summary["tokens_per_s"].get<double>() *
-                               summary["step_time_s"].get<double>();
+  const double tokensPerStep =
+      summary["tokens_per_s"].get<double>() * summary["step_time_s"].get<double>();
   EXPECT_NEAR(tokensPerStep, 2.0 * 4 * 64, 1.0) << "2 ranks x batch 4 x seq 64";
   // So is MFU's peak: both ranks' probed matrix-product rate, not rank 0's.
   const double groupPeak = 2.0 * summary["matmul_gflops"].get<double>() * 1e9;
-  EXPECT_NEAR(summary["mfu"].get<double>(),
-              summary["tokens_per_s"].get<double>() * summary["flops_per_token"].get<double>() /
-                  groupPeak,
-              1e-9);
+  EXPECT_NEAR(
+      summary["mfu"].get<double>(),
+      summary["tokens_per_s"].get<double>() * summary["flops_per_token"].get<double>() / groupPeak,
+      1e-9);
 
   // The launcher's event stream: rank 0's events, and every rank's own steps
   // as rank_step events carrying that rank's memory (the Runs page's gauge).
@@ -290,7 +312,8 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
   while (std::getline(lines, line)) {
     const auto event = nlohmann::json::parse(line);
     if (event["event"] == "step") steps.push_back(event);
-    if (event["event"] == "rank_step") rankSteps.at(event["rank"].get<std::size_t>()).push_back(event);
+    if (event["event"] == "rank_step")
+      rankSteps.at(event["rank"].get<std::size_t>()).push_back(event);
   }
   ASSERT_EQ(steps.size(), 3U);
   for (std::size_t rank = 0; rank < 2; ++rank) {
@@ -304,7 +327,8 @@ TEST(DataParallelTraining, TheRunDirectorySaysWhatRanAndEachRankKeepsItsOwnRecor
       const double cpu = rankSteps[rank][i]["cpu_s"].get<double>();
       EXPECT_GT(cpu, 0.0);
       EXPECT_LE(cpu, rankSteps[rank][i]["step_time_s"].get<double>() *
-                         std::max(1U, std::thread::hardware_concurrency()) + 0.01);
+                             std::max(1U, std::thread::hardware_concurrency()) +
+                         0.01);
       EXPECT_TRUE(rankSteps[rank][i].contains("comm_wait_s"));
     }
     EXPECT_LE(rankSteps[rank].back()["peak_bytes"].get<double>(),

@@ -51,7 +51,8 @@ const std::vector<std::string> kHost = {"docker0", "eth0", "eth1", "ib0", "lo"};
 
 TEST(LaunchEnv, NotAWorkerWithoutRankOrWorldSize) {
   for (const Variables& variables :
-       {Variables{}, Variables{{"LOCAL_RANK", "0"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "x"}}}) {
+       {Variables{},
+        Variables{{"LOCAL_RANK", "0"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "x"}}}) {
     const auto env = tb::engine::launchEnvFrom(lookupIn(variables));
     ASSERT_TRUE(env.ok()) << env.error().message;
     EXPECT_FALSE(env->has_value());
@@ -169,11 +170,13 @@ TEST(LaunchEnv, WritesTorchrunsWholeEnvironment) {
 
 TEST(LaunchEnv, AcceptsEveryAgentStoreSpelling) {
   for (const char* yes : {"True", "true", "1"}) {
-    EXPECT_TRUE(parsed({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"TORCHELASTIC_USE_AGENT_STORE", yes}}).useAgentStore)
+    EXPECT_TRUE(parsed({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"TORCHELASTIC_USE_AGENT_STORE", yes}})
+                    .useAgentStore)
         << yes;
   }
   for (const char* no : {"False", "false", "0"}) {
-    EXPECT_FALSE(parsed({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"TORCHELASTIC_USE_AGENT_STORE", no}}).useAgentStore)
+    EXPECT_FALSE(parsed({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"TORCHELASTIC_USE_AGENT_STORE", no}})
+                     .useAgentStore)
         << no;
   }
 }
@@ -183,7 +186,8 @@ TEST(LaunchEnv, AgentStorePrefixNamesTheAttempt) {
   EXPECT_EQ(env.agentStorePrefix(), "/worker/attempt_0");
   env.restartCount = 3;
   EXPECT_EQ(env.agentStorePrefix(), "/worker/attempt_3");
-  EXPECT_EQ(parsed({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"TORCHELASTIC_RESTART_COUNT", "7"}}).agentStorePrefix(),
+  EXPECT_EQ(parsed({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"TORCHELASTIC_RESTART_COUNT", "7"}})
+                .agentStorePrefix(),
             "/worker/attempt_7");
 }
 
@@ -233,7 +237,8 @@ TEST(LaunchEnv, NamesEachBadVariableAndValue) {
   for (const Case& bad : cases) {
     const std::string message = errorFor(bad.variables);
     for (const std::string& mention : bad.mentions) {
-      EXPECT_NE(message.find(mention), std::string::npos) << "'" << message << "' lacks " << mention;
+      EXPECT_NE(message.find(mention), std::string::npos)
+          << "'" << message << "' lacks " << mention;
     }
   }
 }
@@ -260,7 +265,8 @@ std::vector<std::string> gloo(const std::string& value) {
 }
 
 std::string glooError(const std::string& value) {
-  const auto names = tb::engine::glooInterfaces(lookupIn({{"GLOO_SOCKET_IFNAME", value}}), {"eth0", "lo"});
+  const auto names =
+      tb::engine::glooInterfaces(lookupIn({{"GLOO_SOCKET_IFNAME", value}}), {"eth0", "lo"});
   EXPECT_FALSE(names.ok()) << value;
   if (names.ok()) return {};
   EXPECT_EQ(names.error().kind, tb::ErrorKind::BadInput);
@@ -279,11 +285,13 @@ TEST(GlooInterfaces, UnsetEmptyOrOneCharacterMeansTheDefaultDevice) {
 TEST(GlooInterfaces, ExactNamesInOrder) {
   EXPECT_EQ(gloo("lo"), std::vector<std::string>({"lo"}));
   EXPECT_EQ(gloo("eth1,eth0"), std::vector<std::string>({"eth1", "eth0"}));
-  EXPECT_EQ(gloo("eth0,"), std::vector<std::string>({"eth0"}));  // getline: nothing after the last comma
+  EXPECT_EQ(gloo("eth0,"),
+            std::vector<std::string>({"eth0"}));  // getline: nothing after the last comma
 }
 
 TEST(GlooInterfaces, EveryNameMustExist) {
-  EXPECT_EQ(glooError("eth9"), "GLOO_SOCKET_IFNAME: no network interface 'eth9' on this host (interfaces: eth0, lo)");
+  EXPECT_EQ(glooError("eth9"),
+            "GLOO_SOCKET_IFNAME: no network interface 'eth9' on this host (interfaces: eth0, lo)");
   EXPECT_NE(glooError("eth").find("'eth'"), std::string::npos);  // no prefix matching
   EXPECT_NE(glooError("eth0,eth9").find("'eth9'"), std::string::npos);
   EXPECT_NE(glooError("eth0, lo").find("' lo'"), std::string::npos);  // no trimming, as c10d

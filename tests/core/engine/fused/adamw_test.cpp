@@ -36,8 +36,8 @@ struct Scenario {
 /// the returned norm after each; returns whether clipping ever triggered.
 bool runFiveSteps(const Scenario& scenario) {
   const std::vector<std::vector<std::int64_t>> shapes{{300, 257}, {33, 7}, {97}, {5}};
-  const AdamWOptions options{.learningRate = 1e-2, .beta1 = 0.9, .beta2 = 0.95,
-                             .epsilon = 1e-8, .weightDecay = 0.1};
+  const AdamWOptions options{
+      .learningRate = 1e-2, .beta1 = 0.9, .beta2 = 0.95, .epsilon = 1e-8, .weightDecay = 0.1};
   std::vector<NamedTensor> named;
   std::vector<at::Tensor> flatParts;
   std::int64_t decayEnd = 0;
@@ -64,10 +64,11 @@ bool runFiveSteps(const Scenario& scenario) {
     const at::Tensor grads = at::cat(gradParts);
     const double expectedNorm = tb::engine::clipGradientNorm(named, scenario.maxNorm);
     reference.step();
-    const tb::engine::fused::AdamWStep hyper{options.learningRate, options.beta1, options.beta2,
-                                             options.epsilon,      options.weightDecay, step};
-    const double norm = tb::engine::fused::clippedAdamW(params, grads, expAvg, expAvgSq,
-                                                        decayEnd, hyper, scenario.maxNorm);
+    const tb::engine::fused::AdamWStep hyper{options.learningRate, options.beta1,
+                                             options.beta2,        options.epsilon,
+                                             options.weightDecay,  step};
+    const double norm = tb::engine::fused::clippedAdamW(params, grads, expAvg, expAvgSq, decayEnd,
+                                                        hyper, scenario.maxNorm);
     clipped = clipped || expectedNorm > scenario.maxNorm;
     EXPECT_NEAR(norm, expectedNorm, kFusedAdamwTolerance * expectedNorm) << "step " << step;
 
@@ -78,8 +79,10 @@ bool runFiveSteps(const Scenario& scenario) {
       refAvg.push_back(state[i].tensor.flatten());
       refAvgSq.push_back(state[i + 1].tensor.flatten());
     }
-    EXPECT_LE(relativeError(params, at::cat(refParams)), kFusedAdamwTolerance) << "params, step " << step;
-    EXPECT_LE(relativeError(expAvg, at::cat(refAvg)), kFusedAdamwTolerance) << "exp_avg, step " << step;
+    EXPECT_LE(relativeError(params, at::cat(refParams)), kFusedAdamwTolerance)
+        << "params, step " << step;
+    EXPECT_LE(relativeError(expAvg, at::cat(refAvg)), kFusedAdamwTolerance)
+        << "exp_avg, step " << step;
     EXPECT_LE(relativeError(expAvgSq, at::cat(refAvgSq)), kFusedAdamwTolerance)
         << "exp_avg_sq, step " << step;
   }

@@ -36,8 +36,8 @@ std::string describe(const AttentionCase& c) {
          " hd=" + std::to_string(c.headDim);
 }
 
-class FusedAttentionParity : public ::testing::TestWithParam<
-                                 std::tuple<std::int64_t, std::int64_t, std::int64_t>> {};
+class FusedAttentionParity
+    : public ::testing::TestWithParam<std::tuple<std::int64_t, std::int64_t, std::int64_t>> {};
 
 TEST_P(FusedAttentionParity, ForwardAndGradientsMatchTheReference) {
   const auto [seq, headDim, groups] = GetParam();
@@ -83,10 +83,10 @@ TEST(FusedAttention, AcceptsNonContiguousInputs) {
   const at::Tensor k = qkv.narrow(2, 4, 2);
   const at::Tensor v = qkv.narrow(2, 6, 2);
   ASSERT_FALSE(q.is_contiguous());
-  EXPECT_LE(relativeError(fused::causalAttention(q, k, v),
-                          ops::causalAttention(q.to(at::kDouble), k.to(at::kDouble),
-                                               v.to(at::kDouble))),
-            kFusedAttentionTolerance);
+  EXPECT_LE(
+      relativeError(fused::causalAttention(q, k, v),
+                    ops::causalAttention(q.to(at::kDouble), k.to(at::kDouble), v.to(at::kDouble))),
+      kFusedAttentionTolerance);
 }
 
 TEST(FusedAttention, RejectsMismatchedHeadsNamingTheShapes) {
@@ -98,9 +98,9 @@ TEST(FusedAttention, RejectsMismatchedHeadsNamingTheShapes) {
   } catch (const c10::Error& e) {
     EXPECT_NE(std::string(e.what()).find("[1, 4, 2, 8]"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)fused::causalAttention(q.to(at::kDouble), kv.to(at::kDouble),
-                                            kv.to(at::kDouble)),
-               c10::Error);
+  EXPECT_THROW(
+      (void)fused::causalAttention(q.to(at::kDouble), kv.to(at::kDouble), kv.to(at::kDouble)),
+      c10::Error);
 }
 
 // Bytes that stay allocated after forward while its output is held: what the

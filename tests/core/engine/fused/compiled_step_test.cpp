@@ -127,16 +127,14 @@ TEST(CompiledStep, DecoderMatchesReferenceLossAndGradientsOnTiny) {
     Decoder decoder(model, tb::engine::initialiseWeights(model, 11, at::kCPU), ops, at::kFloat);
     const at::Tensor loss = decoder.loss(rows);
     loss.backward();
-    return std::make_pair(loss.item<double>(),
-                          tb::engine::namedParameters(decoder.weights()));
+    return std::make_pair(loss.item<double>(), tb::engine::namedParameters(decoder.weights()));
   };
   const auto [fusedLoss, fusedParams] = lossAndGrads(*compiledOps);
   const auto [referenceLoss, referenceParams] = lossAndGrads(tb::engine::referenceOps());
   EXPECT_NEAR(fusedLoss, referenceLoss, 1e-5 * referenceLoss);
   ASSERT_EQ(fusedParams.size(), referenceParams.size());
   for (std::size_t i = 0; i < fusedParams.size(); ++i) {
-    EXPECT_LE(relativeError(fusedParams[i].tensor.grad(), referenceParams[i].tensor.grad()),
-              1e-5)
+    EXPECT_LE(relativeError(fusedParams[i].tensor.grad(), referenceParams[i].tensor.grad()), 1e-5)
         << fusedParams[i].name;
   }
 }

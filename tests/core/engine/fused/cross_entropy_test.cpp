@@ -44,9 +44,9 @@ at::Tensor randomTargets(std::int64_t rows, std::int64_t vocab, std::uint64_t se
 }
 
 // rows, dim, vocab, chunkRows
-class FusedHeadLossParity : public ::testing::TestWithParam<
-                                std::tuple<std::int64_t, std::int64_t, std::int64_t,
-                                           std::int64_t>> {};
+class FusedHeadLossParity
+    : public ::testing::TestWithParam<
+          std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> {};
 
 TEST_P(FusedHeadLossParity, LossAndGradientsMatchTheReference) {
   const auto [rows, dim, vocab, chunkRows] = GetParam();
@@ -70,19 +70,20 @@ TEST_P(FusedHeadLossParity, LossAndGradientsMatchTheReference) {
     (loss * 2.5).backward();
     EXPECT_EQ(loss.dim(), 0) << name;
     EXPECT_LE(relativeError(loss, refLoss), kFusedHeadLossTolerance) << name << " loss, " << shape;
-    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kFusedHeadLossTolerance) << name << " dX, " << shape;
-    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kFusedHeadLossTolerance) << name << " dW, " << shape;
+    EXPECT_LE(relativeError(fx.grad(), rx.grad()), kFusedHeadLossTolerance)
+        << name << " dX, " << shape;
+    EXPECT_LE(relativeError(fw.grad(), rw.grad()), kFusedHeadLossTolerance)
+        << name << " dW, " << shape;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     OddShapes, FusedHeadLossParity,
-    ::testing::Values(std::make_tuple(1, 8, 5, 256),      // one row, chunk past the batch
-                      std::make_tuple(37, 8, 97, 16),     // 2 full chunks and 5 rows
-                      std::make_tuple(37, 24, 97, 1),     // a chunk per row
-                      std::make_tuple(300, 24, 1000, 64), // 4 full chunks and 44 rows
-                      std::make_tuple(300, 16, 1000, 300),
-                      std::make_tuple(129, 40, 3001, 128)));
+    ::testing::Values(std::make_tuple(1, 8, 5, 256),       // one row, chunk past the batch
+                      std::make_tuple(37, 8, 97, 16),      // 2 full chunks and 5 rows
+                      std::make_tuple(37, 24, 97, 1),      // a chunk per row
+                      std::make_tuple(300, 24, 1000, 64),  // 4 full chunks and 44 rows
+                      std::make_tuple(300, 16, 1000, 300), std::make_tuple(129, 40, 3001, 128)));
 
 // Counts products so the test can tell the path, not ATen, served them.
 class CountingPath final : public tb::engine::MatmulPath {
@@ -201,8 +202,7 @@ TEST(FusedHeadLoss, RefusesTargetsOutsideTheVocabularyNamingThem) {
     (void)fused::headLoss(x, w, t, atenMatmulPath(), 2);
     FAIL() << "target 10 in a vocabulary of 10 was accepted";
   } catch (const c10::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("[0, 10), got [1, 10]"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("[0, 10), got [1, 10]"), std::string::npos) << e.what();
   }
   EXPECT_THROW((void)fused::headLoss(x, w, t.narrow(0, 0, 3), atenMatmulPath(), 2), c10::Error);
   EXPECT_THROW((void)fused::headLoss(x, w, t.clamp(0, 9), atenMatmulPath(), 0), c10::Error);

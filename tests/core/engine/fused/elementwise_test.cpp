@@ -50,7 +50,8 @@ void expectParity(Fused fusedOp, Reference referenceOp, const std::vector<at::Te
     const std::string part = i == 0 ? "output" : "gradient of input " + std::to_string(i - 1);
     ASSERT_TRUE(actual[i].defined()) << what << ": " << part;
     EXPECT_TRUE(actual[i].sizes().equals(expected[i].sizes())) << what << ": " << part;
-    EXPECT_LE(relativeError(actual[i], expected[i]), kFusedElementwiseTolerance) << what << ": " << part;
+    EXPECT_LE(relativeError(actual[i], expected[i]), kFusedElementwiseTolerance)
+        << what << ": " << part;
   }
 }
 
@@ -116,8 +117,8 @@ TEST(FusedRope, RejectsAnOddHeadDimNamingIt) {
 
 TEST(FusedSwiGluGate, MatchesReferenceOnOddShapes) {
   std::uint64_t seed = 200;
-  const std::vector<std::vector<std::int64_t>> shapes{{1}, {7, 5}, {33, 97}, {3, 11, 64},
-                                                      {4, 64, 192}};
+  const std::vector<std::vector<std::int64_t>> shapes{
+      {1}, {7, 5}, {33, 97}, {3, 11, 64}, {4, 64, 192}};
   for (const auto& shape : shapes) {
     // Wide inputs reach the saturated ends of the sigmoid.
     const at::Tensor a = randomFloat(shape, seed++, 6.0);

@@ -75,7 +75,8 @@ TEST_P(VectorKernelsParity, ReductionsFollowTheFormulas) {
       squares += static_cast<double>(v) * v;
       largest = std::max(largest, static_cast<double>(v));
     }
-    EXPECT_LE(relativeError(k.sumOfSquares(x.data(), n), squares), kFusedVectorKernelsTolerance) << k.isa << n;
+    EXPECT_LE(relativeError(k.sumOfSquares(x.data(), n), squares), kFusedVectorKernelsTolerance)
+        << k.isa << n;
     EXPECT_EQ(k.maxOf(x.data(), n), static_cast<float>(largest)) << k.isa << " n=" << n;
   }
 }
@@ -92,17 +93,21 @@ TEST_P(VectorKernelsParity, ExponentialRowsFollowTheFormulas) {
       sum += e[i];
       dotted += e[i] * d[i];
     }
-    EXPECT_LE(relativeError(k.sumExpShifted(x.data(), n, shift), sum), kFusedVectorKernelsTolerance) << k.isa;
+    EXPECT_LE(relativeError(k.sumExpShifted(x.data(), n, shift), sum), kFusedVectorKernelsTolerance)
+        << k.isa;
 
     std::vector<float> inPlace = x;
-    EXPECT_LE(relativeError(k.expShifted(inPlace.data(), n, shift), sum), kFusedVectorKernelsTolerance) << k.isa;
+    EXPECT_LE(relativeError(k.expShifted(inPlace.data(), n, shift), sum),
+              kFusedVectorKernelsTolerance)
+        << k.isa;
     EXPECT_LE(relativeError(inPlace, e), kFusedVectorKernelsTolerance) << k.isa << " exp, n=" << n;
 
     std::vector<float> scaled = x;
     k.expShiftedScaled(scaled.data(), n, shift, 0.25F);
     std::vector<double> eScaled(e);
     for (double& v : eScaled) v *= 0.25;
-    EXPECT_LE(relativeError(scaled, eScaled), kFusedVectorKernelsTolerance) << k.isa << " scaled, n=" << n;
+    EXPECT_LE(relativeError(scaled, eScaled), kFusedVectorKernelsTolerance)
+        << k.isa << " scaled, n=" << n;
 
     std::vector<float> p = x;
     EXPECT_LE(relativeError(k.expShiftedDot(p.data(), d.data(), n, shift), dotted),
@@ -114,7 +119,8 @@ TEST_P(VectorKernelsParity, ExponentialRowsFollowTheFormulas) {
     k.softmaxBackward(p.data(), grad.data(), n, 0.5F, 0.125F);
     std::vector<double> eGrad(e.size());
     for (std::size_t i = 0; i < e.size(); ++i) eGrad[i] = e[i] * (d[i] - 0.5) * 0.125;
-    EXPECT_LE(relativeError(grad, eGrad), kFusedVectorKernelsTolerance) << k.isa << " softmax grad, n=" << n;
+    EXPECT_LE(relativeError(grad, eGrad), kFusedVectorKernelsTolerance)
+        << k.isa << " softmax grad, n=" << n;
   }
 }
 
@@ -133,8 +139,8 @@ TEST_P(VectorKernelsParity, AdamWUpdateFollowsTheFormulas) {
         em[i] = m[i] * static_cast<double>(c.beta1) + c.oneMinusBeta1 * grad;
         ev[i] = v[i] * static_cast<double>(c.beta2) + c.oneMinusBeta2 * grad * grad;
         const double param = decays ? p[i] * static_cast<double>(c.decayFactor) : p[i];
-        ep[i] = param + c.negativeStepSize * em[i] / (std::sqrt(ev[i]) / c.correction2Sqrt +
-                                                      static_cast<double>(c.epsilon));
+        ep[i] = param + c.negativeStepSize * em[i] /
+                            (std::sqrt(ev[i]) / c.correction2Sqrt + static_cast<double>(c.epsilon));
       }
       k.adamWUpdate(p.data(), g.data(), m.data(), v.data(), n, decays, c);
       const std::string where = std::string(k.isa) + " n=" + std::to_string(n);
@@ -149,9 +155,9 @@ std::string isaName(const ::testing::TestParamInfo<const VectorKernels*>& info) 
   return std::string(info.param->isa);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryBuildThisCpuRuns, VectorKernelsParity,
-    ::testing::ValuesIn(tb::engine::fused::cpu::supportedVectorKernels()), isaName);
+INSTANTIATE_TEST_SUITE_P(EveryBuildThisCpuRuns, VectorKernelsParity,
+                         ::testing::ValuesIn(tb::engine::fused::cpu::supportedVectorKernels()),
+                         isaName);
 
 TEST(VectorKernels, ThePortableBuildIsAlwaysThereAndTheEnginePicksTheWidest) {
   const auto tables = tb::engine::fused::cpu::supportedVectorKernels();

@@ -47,14 +47,16 @@ void expectSameProduct(Op opA, Op opB, const Shape& s, float alpha, float beta, 
   std::vector<float> reference = c;
 
   gemm(opA, opB, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
-  gemmAten(opA, opB, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, reference.data(), ldc);
+  gemmAten(opA, opB, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, reference.data(),
+           ldc);
 
   const auto at = [ldc](const std::vector<float>& matrix, std::int64_t i, std::int64_t j) {
     return matrix[static_cast<std::size_t>(i * ldc + j)];
   };
   double scale = 0.0;
   for (std::int64_t i = 0; i < s.m; ++i)
-    for (std::int64_t j = 0; j < s.n; ++j) scale = std::max(scale, std::abs(double(at(reference, i, j))));
+    for (std::int64_t j = 0; j < s.n; ++j)
+      scale = std::max(scale, std::abs(double(at(reference, i, j))));
   for (std::int64_t i = 0; i < s.m; ++i) {
     for (std::int64_t j = 0; j < s.n; ++j) {
       const double got = at(c, i, j), want = at(reference, i, j);
@@ -64,7 +66,8 @@ void expectSameProduct(Op opA, Op opB, const Shape& s, float alpha, float beta, 
     // The padding past each row of C is left as it was.
     for (std::int64_t j = s.n; j < ldc && i + 1 < s.m; ++j) {
       const float got = at(c, i, j), was = at(reference, i, j);
-      ASSERT_TRUE(got == was || (std::isnan(got) && std::isnan(was))) << "padding " << i << "," << j;
+      ASSERT_TRUE(got == was || (std::isnan(got) && std::isnan(was)))
+          << "padding " << i << "," << j;
     }
   }
 }
@@ -72,9 +75,10 @@ void expectSameProduct(Op opA, Op opB, const Shape& s, float alpha, float beta, 
 TEST(FusedGemm, OneDnnMatchesTheAtenReferenceOnEveryTransposeAndOddShapes) {
   for (const Op opA : {Op::Plain, Op::Transposed}) {
     for (const Op opB : {Op::Plain, Op::Transposed}) {
-      for (const Shape& shape : {Shape{1, 1, 1}, Shape{7, 13, 5}, Shape{33, 17, 67}, Shape{64, 48, 32}}) {
-        SCOPED_TRACE(testing::Message() << "opA " << int(opA) << " opB " << int(opB) << " m " << shape.m
-                                        << " n " << shape.n << " k " << shape.k);
+      for (const Shape& shape :
+           {Shape{1, 1, 1}, Shape{7, 13, 5}, Shape{33, 17, 67}, Shape{64, 48, 32}}) {
+        SCOPED_TRACE(testing::Message() << "opA " << int(opA) << " opB " << int(opB) << " m "
+                                        << shape.m << " n " << shape.n << " k " << shape.k);
         expectSameProduct(opA, opB, shape, 1.0F, 0.0F, false);
         expectSameProduct(opA, opB, shape, 0.5F, 1.0F, false);
         expectSameProduct(opA, opB, shape, -2.0F, 0.25F, false);

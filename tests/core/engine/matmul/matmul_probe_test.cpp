@@ -98,10 +98,10 @@ TEST(MatmulProbe, ArrangedPathsRaceInTheirOwnThreadsAfterAnUntimedPass) {
   ASSERT_EQ((calls.size() - 6) % 10, 0U);
   const std::size_t pass = (calls.size() - 6) / 10;
   const std::vector<std::string> expected{
-      "arrange:first", "first",  "arrange:second", "second",           // warm-up
-      "arrange:first", "first",  "first",          "arrange:second",  // repeat 1
-      "second",        "second", "arrange:first",  "first",
-      "first",         "arrange:second", "second", "second"};         // repeat 2
+      "arrange:first", "first",          "arrange:second", "second",          // warm-up
+      "arrange:first", "first",          "first",          "arrange:second",  // repeat 1
+      "second",        "second",         "arrange:first",  "first",
+      "first",         "arrange:second", "second",         "second"};  // repeat 2
   EXPECT_EQ(passesOf(calls, pass), expected);
 }
 
@@ -136,15 +136,12 @@ TEST(MatmulProbe, WithoutBlocksTheFasterProductsDecide) {
 TEST(MatmulProbe, AtenNeedsBothRacesWhereBlocksWereTimed) {
   // Both races agree: that path.
   EXPECT_EQ(tb::engine::fastestPath({{"aten", 270.0, 0.060}, {"onednn", 250.0, 0.070}}), "aten");
-  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.076}, {"onednn", 264.0, 0.072}}),
-            "onednn");
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.076}, {"onednn", 264.0, 0.072}}), "onednn");
   // They disagree, either way round: oneDNN, which keeps the step's threads.
   // The first is session 11's misjudged run shape: ATen's block ahead by a
   // slow spell, its products 10 % behind.
-  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.069}, {"onednn", 264.0, 0.073}}),
-            "onednn");
-  EXPECT_EQ(tb::engine::fastestPath({{"aten", 280.0, 0.080}, {"onednn", 200.0, 0.070}}),
-            "onednn");
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 240.0, 0.069}, {"onednn", 264.0, 0.073}}), "onednn");
+  EXPECT_EQ(tb::engine::fastestPath({{"aten", 280.0, 0.080}, {"onednn", 200.0, 0.070}}), "onednn");
 }
 
 }  // namespace

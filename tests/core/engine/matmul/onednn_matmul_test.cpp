@@ -38,8 +38,8 @@ void expectMatchesAtenLinear(const Case& c) {
   ASSERT_TRUE(oneDnnAccepts(x, w, b));
 
   const at::Tensor y = oneDnnMatmulPath().linear(x, w, b);
-  const at::Tensor expected = at::linear(x, w, c.bias ? c10::optional<at::Tensor>(b)
-                                                      : c10::nullopt);
+  const at::Tensor expected =
+      at::linear(x, w, c.bias ? c10::optional<at::Tensor>(b) : c10::nullopt);
   ASSERT_EQ(y.sizes(), expected.sizes());
   EXPECT_LE(relativeError(y, expected), kRuntimeOnednnRelTolerance);
 

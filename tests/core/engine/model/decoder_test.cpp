@@ -98,8 +98,8 @@ TEST(Decoder, LogitsHaveOneRowPerTokenAndIgnoreLaterTokens) {
   const Decoder decoder(config, tb::engine::initialiseWeights(config, 3, c10::Device(c10::kCPU)),
                         tb::engine::referenceOps(), at::kFloat);
   at::NoGradGuard noGrad;
-  at::Tensor tokens = at::tensor(std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 0, 1}, at::kLong)
-                          .reshape({2, 4});
+  at::Tensor tokens =
+      at::tensor(std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 0, 1}, at::kLong).reshape({2, 4});
   const at::Tensor before = decoder.logits(tokens);
   ASSERT_EQ(before.sizes(), (std::vector<std::int64_t>{2, 4, 7}));
   tokens[0][3] = 0;
@@ -164,8 +164,6 @@ TEST(Decoder, LossGradientMatchesFiniteDifferencesForEveryParameter) {
   expectFullGradientMatches(false);
 }
 
-TEST(Decoder, LossGradientWithQkvBiasMatchesFiniteDifferences) {
-  expectFullGradientMatches(true);
-}
+TEST(Decoder, LossGradientWithQkvBiasMatchesFiniteDifferences) { expectFullGradientMatches(true); }
 
 }  // namespace

@@ -130,8 +130,8 @@ void expectSameGradientsOnPath(const tb::engine::MatmulPath& path, const Recompu
   const at::Tensor rows = at::randint(config.vocab, {config.batch, config.seq + 1}, at::kLong);
   const auto ops = tb::engine::makeReferenceOps(path, true);
   const auto run = [&](const RecomputePolicy& chosen) {
-    Decoder decoder(config, tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)),
-                    *ops, at::kFloat);
+    Decoder decoder(config, tb::engine::initialiseWeights(config, 99, c10::Device(c10::kCPU)), *ops,
+                    at::kFloat);
     decoder.setRecompute(chosen);
     decoder.loss(rows).backward();
     std::vector<at::Tensor> grads;
@@ -165,8 +165,7 @@ TEST(RecomputeGradients, EveryModuleSetMatchesNoneOnTheSpecialisedPath) {
 
 TEST(RecomputeGradients, EveryModuleSetMatchesNoneWithGroupedAttentionOnAten) {
   for (std::uint8_t modules = 1; modules <= tb::model::kAllRecomputeModules; ++modules) {
-    expectSameGradientsOnPath(tb::engine::atenMatmulPath(),
-                              {RecomputeMode::Selective, 0, modules});
+    expectSameGradientsOnPath(tb::engine::atenMatmulPath(), {RecomputeMode::Selective, 0, modules});
   }
   expectSameGradientsOnPath(tb::engine::atenMatmulPath(),
                             {RecomputeMode::Layers, 1, tb::model::kCoreAttention});
@@ -181,8 +180,7 @@ struct RebuiltCoreErrors {
   std::array<double, 3> gradients{};
 };
 
-RebuiltCoreErrors rebuiltCoreErrors(const at::Tensor& q, const at::Tensor& k,
-                                    const at::Tensor& v) {
+RebuiltCoreErrors rebuiltCoreErrors(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
   const at::Tensor rebuilt = tb::engine::groupedAttentionRebuiltInBackward(q, k, v);
   const at::Tensor plain = tb::engine::ops::causalAttentionGrouped(q, k, v);
   const at::Tensor upstream = at::randn(plain.sizes(), plain.options());
@@ -191,8 +189,8 @@ RebuiltCoreErrors rebuiltCoreErrors(const at::Tensor& q, const at::Tensor& k,
   RebuiltCoreErrors errors;
   errors.output = (rebuilt - plain).abs().max().item<double>();
   for (std::size_t i = 0; i < 3; ++i) {
-    errors.gradients[i] = (got[i] - want[i]).abs().max().item<double>() /
-                          want[i].abs().max().item<double>();
+    errors.gradients[i] =
+        (got[i] - want[i]).abs().max().item<double>() / want[i].abs().max().item<double>();
   }
   return errors;
 }
@@ -286,8 +284,8 @@ TEST(LinearsOfRecomputedInput, RunPlainlyUnderNoGrad) {
   const at::Tensor w = at::full({1, 2}, 0.5);
   at::NoGradGuard noGrad;
   const auto outputs = tb::engine::linearsOfRecomputedInput(
-      tb::engine::atenMatmulPath(),
-      [](const std::vector<at::Tensor>& in) { return in[0] * 2.0; }, {x}, {w}, {});
+      tb::engine::atenMatmulPath(), [](const std::vector<at::Tensor>& in) { return in[0] * 2.0; },
+      {x}, {w}, {});
   ASSERT_EQ(outputs.size(), 1U);
   EXPECT_FALSE(outputs[0].requires_grad());
   EXPECT_TRUE(at::equal(outputs[0], at::full({3, 1}, 2.0)));
@@ -344,9 +342,9 @@ TEST(RecomputeLayout, PlacesRecomputedBlocksFirst) {
             (std::vector<BlockRecompute>{core, core}));
   EXPECT_EQ(tb::engine::recomputeLayout({RecomputeMode::None, 0}, 2),
             (std::vector<BlockRecompute>{keep, keep}));
-  EXPECT_EQ(tb::engine::recomputeLayout(
-                {RecomputeMode::Layers, 1, tb::model::kAllRecomputeModules}, 3),
-            (std::vector<BlockRecompute>{block, lean, lean}));
+  EXPECT_EQ(
+      tb::engine::recomputeLayout({RecomputeMode::Layers, 1, tb::model::kAllRecomputeModules}, 3),
+      (std::vector<BlockRecompute>{block, lean, lean}));
 }
 
 TEST(RecomputeLayout, TheHeadModuleIsNoBlocksPart) {

@@ -74,9 +74,9 @@ Outcome train(const tb::engine::ModelConfig& model, const RecomputePolicy& polic
   config.compile = compile;
   // The pid too: ctest runs the plain and compiled sweeps in two processes at
   // once, and one's cleanup must not remove the other's run directory.
-  config.runDir = std::filesystem::temp_directory_path() /
-                  ("tb_recompute_memory_" + std::to_string(::getpid()) + "_" +
-                   std::to_string(++runs));
+  config.runDir =
+      std::filesystem::temp_directory_path() /
+      ("tb_recompute_memory_" + std::to_string(::getpid()) + "_" + std::to_string(++runs));
   std::filesystem::remove_all(config.runDir);
   const std::uint64_t before = tb::engine::TrackingCpuAllocator::install().liveBytes();
   auto summary = tb::engine::runTraining(config);
@@ -90,10 +90,10 @@ Outcome train(const tb::engine::ModelConfig& model, const RecomputePolicy& polic
 // and predicts the compiled step (CompilerOpt) instead of the plain one.
 void expectPredictedPeaksWithinBounds(bool compile) {
   const std::vector<tb::engine::ModelConfig> shapes{
-      shape(64, 2, 4, 2, 192, 64, 4, 512),     // the tiny preset
-      shape(96, 3, 6, 2, 256, 128, 2, 1024),   // GQA 3:1, longer sequence
-      shape(128, 4, 4, 4, 320, 96, 3, 2048),   // multi-head, larger vocabulary
-      shape(64, 4, 8, 2, 160, 192, 1, 256)};   // score-heavy: 8 heads x 192 positions
+      shape(64, 2, 4, 2, 192, 64, 4, 512),    // the tiny preset
+      shape(96, 3, 6, 2, 256, 128, 2, 1024),  // GQA 3:1, longer sequence
+      shape(128, 4, 4, 4, 320, 96, 3, 2048),  // multi-head, larger vocabulary
+      shape(64, 4, 8, 2, 160, 192, 1, 256)};  // score-heavy: 8 heads x 192 positions
   const std::vector<RecomputePolicy> policies{
       {RecomputeMode::None, 0},
       {RecomputeMode::Selective, 0},
@@ -113,13 +113,14 @@ void expectPredictedPeaksWithinBounds(bool compile) {
       const double error =
           std::abs(static_cast<double>(predicted) - static_cast<double>(run.peakBytes)) /
           static_cast<double>(run.peakBytes);
-      std::printf("%sd%lld L%lld s%lld b%lld %-30s measured %10llu predicted %10llu "
-                  "error %5.2f %%\n",
-                  compile ? "compiled " : "", static_cast<long long>(model.dim),
-                  static_cast<long long>(model.layers), static_cast<long long>(model.seq), static_cast<long long>(model.batch),
-                  tb::engine::toString(policy).c_str(),
-                  static_cast<unsigned long long>(run.peakBytes),
-                  static_cast<unsigned long long>(predicted), 100.0 * error);
+      std::printf(
+          "%sd%lld L%lld s%lld b%lld %-30s measured %10llu predicted %10llu "
+          "error %5.2f %%\n",
+          compile ? "compiled " : "", static_cast<long long>(model.dim),
+          static_cast<long long>(model.layers), static_cast<long long>(model.seq),
+          static_cast<long long>(model.batch), tb::engine::toString(policy).c_str(),
+          static_cast<unsigned long long>(run.peakBytes),
+          static_cast<unsigned long long>(predicted), 100.0 * error);
       errors.push_back(error);
     }
   }

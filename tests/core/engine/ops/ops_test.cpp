@@ -27,8 +27,8 @@ TEST(RmsNorm, MatchesTheDefinitionElementByElement) {
   const double x0 = x[1][2][5].item<double>();
   double meanSquare = 0.0;
   for (std::int64_t i = 0; i < 8; ++i) meanSquare += std::pow(x[1][2][i].item<double>(), 2) / 8;
-  EXPECT_NEAR(out[1][2][5].item<double>(),
-              x0 / std::sqrt(meanSquare + 1e-5) * w[5].item<double>(), 1e-12);
+  EXPECT_NEAR(out[1][2][5].item<double>(), x0 / std::sqrt(meanSquare + 1e-5) * w[5].item<double>(),
+              1e-12);
 }
 
 TEST(RmsNorm, GradientMatchesFiniteDifferences) {
@@ -155,8 +155,9 @@ TEST(CrossEntropy, IsTheMeanNegativeLogProbabilityOfTheTargets) {
   const at::Tensor logits = randomDouble({3, 5}, 24);
   const at::Tensor targets = at::tensor(std::vector<std::int64_t>{4, 0, 2}, at::kLong);
   const at::Tensor logProbabilities = at::log_softmax(logits, -1);
-  const double expected = -(logProbabilities[0][4] + logProbabilities[1][0] +
-                            logProbabilities[2][2]).item<double>() / 3.0;
+  const double expected =
+      -(logProbabilities[0][4] + logProbabilities[1][0] + logProbabilities[2][2]).item<double>() /
+      3.0;
   EXPECT_NEAR(ops::crossEntropy(logits, targets).item<double>(), expected, 1e-12);
 }
 

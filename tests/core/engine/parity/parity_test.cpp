@@ -90,10 +90,10 @@ Case makeCase(const ModelConfig& config, std::uint64_t seed) {
 
 TensorBundle inputsOf(const Case& c) {
   TensorBundle bundle;
-  bundle.config = {{"vocab", c.config.vocab},   {"dim", c.config.dim},
-                   {"layers", c.config.layers}, {"heads", c.config.heads},
+  bundle.config = {{"vocab", c.config.vocab},      {"dim", c.config.dim},
+                   {"layers", c.config.layers},    {"heads", c.config.heads},
                    {"kv_heads", c.config.kvHeads}, {"ffn", c.config.ffn},
-                   {"seq", c.config.seq},       {"rope_theta", c.config.ropeTheta},
+                   {"seq", c.config.seq},          {"rope_theta", c.config.ropeTheta},
                    {"qkv_bias", c.config.qkvBias}};
   bundle.tensors = tb::engine::namedParameters(c.weights);
   bundle.tensors.push_back({"rows", c.rows});
@@ -122,8 +122,8 @@ TensorBundle engineOutputs(const Case& c) {
 tb::ProcessResult runReference(const fs::path& dir, const tb::ProcessOptions& extra = {}) {
   tb::ProcessOptions options = extra;
   options.timeout = std::chrono::seconds(180);
-  auto result = tb::runProcess({TB_SYSTEM_PYTHON, TB_PARITY_SCRIPT, "--dir", dir.string()},
-                               options);
+  auto result =
+      tb::runProcess({TB_SYSTEM_PYTHON, TB_PARITY_SCRIPT, "--dir", dir.string()}, options);
   EXPECT_TRUE(result.ok()) << TB_SYSTEM_PYTHON << " could not be started: "
                            << (result.ok() ? "" : result.error().message);
   return result.ok() ? *result : tb::ProcessResult{};
@@ -139,7 +139,8 @@ tb::engine::testing::ParityReport compareWithPyTorch(const Case& c, const Tensor
   const auto run = runReference(dir);
   EXPECT_FALSE(run.timedOut) << "the Python reference did not finish in time";
   EXPECT_EQ(run.exitCode, 0) << TB_SYSTEM_PYTHON << " " << TB_PARITY_SCRIPT
-                             << " failed (python3-torch is required):\n" << run.standardError;
+                             << " failed (python3-torch is required):\n"
+                             << run.standardError;
   const auto reference = tb::engine::testing::readBundle(dir, "reference");
   if (!reference) {
     ADD_FAILURE() << "no reference outputs: " << reference.error().message;
@@ -163,9 +164,7 @@ TEST(ParityWithPyTorch, GroupedQueryShapeMatchesLogitsLossAndGradients) {
   expectParity(gqaShape(), 11);
 }
 
-TEST(ParityWithPyTorch, FullHeadsLlama3ThetaAndQkvBiasMatch) {
-  expectParity(fullHeadShape(), 23);
-}
+TEST(ParityWithPyTorch, FullHeadsLlama3ThetaAndQkvBiasMatch) { expectParity(fullHeadShape(), 23); }
 
 // Guards the test itself: if the reference silently ignored its inputs (or
 // the comparison always passed) a wrong weight would go unnoticed.

@@ -53,8 +53,7 @@ Status writeBundle(const std::filesystem::path& directory, const std::string& st
   return writeFileAtomically(directory / (stem + ".json"), manifest.dump(1));
 }
 
-Expected<TensorBundle> readBundle(const std::filesystem::path& directory,
-                                  const std::string& stem) {
+Expected<TensorBundle> readBundle(const std::filesystem::path& directory, const std::string& stem) {
   const auto manifestPath = directory / (stem + ".json");
   auto manifestText = readFile(manifestPath);
   if (!manifestText) return manifestText.error();

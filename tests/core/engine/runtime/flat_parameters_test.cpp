@@ -77,22 +77,22 @@ void expectSameTrajectory(bool fusedUpdate) {
     const auto flatByName = byName(flat.parameters());
     ASSERT_EQ(flatByName.size(), perTensor.size());
     for (const auto& parameter : perTensor) {
-      EXPECT_LE(relativeError(flatByName.at(parameter.name), parameter.tensor), kRuntimeFlatRelTolerance)
+      EXPECT_LE(relativeError(flatByName.at(parameter.name), parameter.tensor),
+                kRuntimeFlatRelTolerance)
           << parameter.name << " after step " << step;
     }
   }
   const auto flatState = byName(flat.state());
   for (const auto& entry : optimizer.state()) {
     ASSERT_TRUE(flatState.count(entry.name) == 1) << entry.name;
-    EXPECT_LE(relativeError(flatState.at(entry.name), entry.tensor), kRuntimeFlatRelTolerance) << entry.name;
+    EXPECT_LE(relativeError(flatState.at(entry.name), entry.tensor), kRuntimeFlatRelTolerance)
+        << entry.name;
   }
 }
 
 TEST(FlatParameters, ClippedAdamWFollowsThePerTensorOptimizer) { expectSameTrajectory(false); }
 
-TEST(FlatParameters, FusedClippedAdamWFollowsThePerTensorOptimizer) {
-  expectSameTrajectory(true);
-}
+TEST(FlatParameters, FusedClippedAdamWFollowsThePerTensorOptimizer) { expectSameTrajectory(true); }
 
 TEST(FlatParameters, DecayingMatricesComeFirstAndBiasesAfter) {
   DecoderWeights w = weights();
@@ -153,7 +153,8 @@ TEST(FlatParameters, BuildingTheBuffersReleasesThePerTensorWeightsFirst) {
   auto& allocator = tb::engine::TrackingCpuAllocator::install();
   DecoderWeights built = weights();
   const std::int64_t buffer = parameterBytes(built);
-  const auto before = static_cast<std::int64_t>(allocator.liveBytes());  // the weights: one buffer's worth
+  const auto before =
+      static_cast<std::int64_t>(allocator.liveBytes());  // the weights: one buffer's worth
   allocator.resetPeak();
   const FlatParameters flat(built);
   const auto peak = static_cast<std::int64_t>(allocator.peakBytes()) - before;

@@ -41,8 +41,8 @@ TEST(RuntimeOptions, BasesAndSwitchesSpellAsDocumented) {
   const auto oneOff = parseRuntime("tuned,-matmul");
   ASSERT_TRUE(oneOff.ok());
   EXPECT_FALSE(oneOff->matmul);
-  EXPECT_TRUE(oneOff->threads && oneOff->lazySync && oneOff->flatGradients &&
-              oneOff->gqaInPlace && oneOff->keepMemory);
+  EXPECT_TRUE(oneOff->threads && oneOff->lazySync && oneOff->flatGradients && oneOff->gqaInPlace &&
+              oneOff->keepMemory);
   const auto oneOn = parseRuntime("stock,+gqa,+flat-grads,+alloc");
   ASSERT_TRUE(oneOn.ok());
   EXPECT_TRUE(oneOn->gqaInPlace && oneOn->flatGradients && oneOn->keepMemory);

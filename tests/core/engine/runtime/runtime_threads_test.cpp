@@ -56,7 +56,8 @@ TEST(HostRuntime, TheBlasPoolSizeRoundTripsWhereTheLibraryHasOne) {
 TEST(HostRuntime, TunedRunsGiveThePoolToOneLibraryAndStockRunsGetTheDefaultsBack) {
   const int blasDefault = tb::engine::blasLibraryThreads();
   for (const char* runtime : {"tuned", "tuned,-matmul"}) {
-    const auto config = tinyRun(std::string_view(runtime) == "tuned" ? "tuned" : "aten", runtime, 2);
+    const auto config =
+        tinyRun(std::string_view(runtime) == "tuned" ? "tuned" : "aten", runtime, 2);
     const auto summary = tb::engine::runTraining(config);
     ASSERT_TRUE(summary.ok()) << summary.error().message;
     const nlohmann::json written = configOf(config.runDir);
@@ -84,7 +85,8 @@ TEST(HostRuntime, TunedRunsGiveThePoolToOneLibraryAndStockRunsGetTheDefaultsBack
 // step's other operators one thread: the path is chosen on a block of the
 // step, timed in the threads each path trains with, not on the products alone.
 TEST(HostRuntime, TunedRunsWhosePathsTrainInOtherThreadsChooseByABlockToo) {
-  if (tb::engine::blasLibraryThreads() == 0) GTEST_SKIP() << "this BLAS has no thread pool of its own";
+  if (tb::engine::blasLibraryThreads() == 0)
+    GTEST_SKIP() << "this BLAS has no thread pool of its own";
   const auto raced = tinyRun("raced", "tuned", 2);
   const auto summary = tb::engine::runTraining(raced);
   ASSERT_TRUE(summary.ok()) << summary.error().message;
@@ -97,8 +99,7 @@ TEST(HostRuntime, TunedRunsWhosePathsTrainInOtherThreadsChooseByABlockToo) {
   // ATen only where its block and its products both win (fastestPath).
   const bool atenProducts =
       probe.at("gflops").at("aten").get<double>() > probe.at("gflops").at("onednn").get<double>();
-  EXPECT_EQ(summary->matmulPath, aten < onednn && atenProducts ? "aten" : "onednn")
-      << probe.dump();
+  EXPECT_EQ(summary->matmulPath, aten < onednn && atenProducts ? "aten" : "onednn") << probe.dump();
 
   // One thread: both paths train in the same threads, the products decide.
   const auto single = tinyRun("single", "tuned", 1);

@@ -34,10 +34,9 @@ std::uint64_t predictedPeak(tb::memory::RecomputeKind kind) {
 }
 
 TEST(RecomputePolicyParse, AcceptsEverySpellingAndRoundTrips) {
-  for (const char* text :
-       {"none", "selective", "full", "auto", "layers:0", "layers:12", "selective:layernorm",
-        "selective:core_attn,layernorm,mlp_act", "layers:2+selective",
-        "layers:1+selective:layernorm,mlp_act"}) {
+  for (const char* text : {"none", "selective", "full", "auto", "layers:0", "layers:12",
+                           "selective:layernorm", "selective:core_attn,layernorm,mlp_act",
+                           "layers:2+selective", "layers:1+selective:layernorm,mlp_act"}) {
     const auto policy = tb::engine::parseRecomputePolicy(text);
     ASSERT_TRUE(policy) << text;
     EXPECT_EQ(tb::engine::toString(*policy), text);

@@ -37,9 +37,9 @@ TEST(RunCommand, JsonPrintsOneSummaryWithTheContractFields) {
 }
 
 TEST(RunCommand, ModelFlagsOverrideThePresetAndEventsStreamToStdout) {
-  const auto result = trainbench({"run", "--model", "tiny", "--layers", "1", "--micro-batch", "2",
-                                  "--steps", "2", "--threads", "1", "--events", "-",
-                                  "--run-dir", scratch("events")});
+  const auto result =
+      trainbench({"run", "--model", "tiny", "--layers", "1", "--micro-batch", "2", "--steps", "2",
+                  "--threads", "1", "--events", "-", "--run-dir", scratch("events")});
   ASSERT_EQ(result.exitCode, 0) << result.standardError;
   std::istringstream lines(result.standardOutput);
   std::vector<nlohmann::json> events;

@@ -77,8 +77,8 @@ TEST(TokenBatches, TextIsReadAsBytesWithTheLastTenthHeldOut) {
     }
   }
   const auto heldOut = batches->heldOutBatches(10);
-  ASSERT_EQ(heldOut.size(), 1U);             // 50 held-out bytes: two rows of 17
-  EXPECT_EQ(heldOut[0].size(), 2U * 17U);    // a partial last batch is kept
+  ASSERT_EQ(heldOut.size(), 1U);           // 50 held-out bytes: two rows of 17
+  EXPECT_EQ(heldOut[0].size(), 2U * 17U);  // a partial last batch is kept
   EXPECT_EQ(heldOut[0].back(), 'Z');
   std::filesystem::remove(path);
 }

@@ -16,8 +16,8 @@
 namespace {
 
 using tb::engine::RunConfig;
-using tb::runs::RunState;
 using tb::engine::RunSummary;
+using tb::runs::RunState;
 
 std::filesystem::path scratch(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("tb_engine_" + name);
@@ -112,9 +112,9 @@ TEST(Trainer, RunDirectoryHoldsConfigEventsAndSummaryAndTheSinkSeesEveryEvent) {
   EXPECT_EQ(events[4]["event"], "end");
 
   const auto stored = nlohmann::json::parse(*tb::readFile(config.runDir / "summary.json"));
-  for (const char* field : {"status", "steps", "params", "tokens_per_s", "step_time_s",
-                            "peak_bytes", "loss_first", "loss_last", "mfu", "threads", "device",
-                            "matmul_gflops", "flops_per_token"}) {
+  for (const char* field :
+       {"status", "steps", "params", "tokens_per_s", "step_time_s", "peak_bytes", "loss_first",
+        "loss_last", "mfu", "threads", "device", "matmul_gflops", "flops_per_token"}) {
     EXPECT_TRUE(stored.contains(field)) << field;
   }
   EXPECT_EQ(stored["status"], "completed");
@@ -198,8 +198,7 @@ TEST(Trainer, MemoryBudgetStopsTheRunAsOomNamingBytesAndBudget) {
   config.memoryBudgetBytes = 1'500'000;  // the weights fit, the optimizer state does not
   const RunSummary summary = run(config);
   EXPECT_EQ(summary.state, RunState::Oom);
-  EXPECT_NE(summary.message.find("budget of 1500000 bytes"), std::string::npos)
-      << summary.message;
+  EXPECT_NE(summary.message.find("budget of 1500000 bytes"), std::string::npos) << summary.message;
   EXPECT_NE(summary.message.find("an allocation of "), std::string::npos);
   const auto events = readEvents(config.runDir);
   ASSERT_GE(events.size(), 3U);

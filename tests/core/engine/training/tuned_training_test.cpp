@@ -17,8 +17,8 @@
 namespace {
 
 using tb::engine::RunConfig;
-using tb::runs::RunState;
 using tb::engine::RunSummary;
+using tb::runs::RunState;
 
 constexpr double kTrajectoryTolerance = 1e-4;
 

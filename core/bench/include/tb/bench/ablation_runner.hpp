@@ -30,11 +30,11 @@ struct AblationSpec {
   std::int64_t steps = 20;             ///< per run, warm-up included
   std::int64_t warmupSteps = 5;        ///< left out of every statistic
   int repeats = 3;
-  std::uint64_t memoryBudgetBytes = 0; ///< the same for every configuration
-  int threads = 0;                     ///< 0: each runtime picks its own
-  std::filesystem::path outDir;        ///< results.json and runs/<label>-<repeat>/
+  std::uint64_t memoryBudgetBytes = 0;  ///< the same for every configuration
+  int threads = 0;                      ///< 0: each runtime picks its own
+  std::filesystem::path outDir;         ///< results.json and runs/<label>-<repeat>/
   std::string appVersion;
-  std::string createdAt;               ///< ISO 8601 UTC; empty: now
+  std::string createdAt;  ///< ISO 8601 UTC; empty: now
   std::string device = "cpu";
   /// Data-parallel worker processes of every run (`trainbench run
   /// --nproc-per-node`); 0: each run is one process. The budget is per rank.

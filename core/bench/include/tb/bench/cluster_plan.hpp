@@ -43,8 +43,8 @@ struct PlanConfiguration {
   std::vector<PlanVariable> environment;
   bool compilerOptimization = false;
   bool checkpointOptimization = false;
-  std::string recompute;               ///< the policy as the workload spells it
-  std::vector<std::string> runFlags;   ///< what this configuration adds to the command
+  std::string recompute;              ///< the policy as the workload spells it
+  std::vector<std::string> runFlags;  ///< what this configuration adds to the command
 };
 
 /// One job: a configuration's repeat, in submission order.

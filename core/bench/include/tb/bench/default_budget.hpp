@@ -27,6 +27,6 @@ struct BudgetChoice {
 /// full recomputation fits inside the planner's margin; per rank of `ranks`
 /// data-parallel ones. Bad shapes are BadInput.
 [[nodiscard]] Expected<BudgetChoice> defaultMemoryBudget(const model::ModelConfig& model,
-                                                        bool cuda = false, int ranks = 1);
+                                                         bool cuda = false, int ranks = 1);
 
 }  // namespace tb::bench

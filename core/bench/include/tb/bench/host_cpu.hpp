@@ -11,7 +11,7 @@ namespace tb::bench {
 
 /// What /proc/cpuinfo says about the processors.
 struct HostCpu {
-  std::string model;  ///< "model name" (x86) or "CPU part"/"Hardware" (arm64); may be empty
+  std::string model;      ///< "model name" (x86) or "CPU part"/"Hardware" (arm64); may be empty
   int physicalCores = 0;  ///< distinct (physical id, core id) pairs; logical CPUs if unknown
 };
 

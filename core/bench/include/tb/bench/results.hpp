@@ -27,12 +27,12 @@ enum class ResultSource { Engine, Cluster };
 /// The machine an engine benchmark ran on.
 struct Machine {
   std::string cpuModel;
-  int cores = 0;          ///< physical cores
-  int threads = 0;        ///< intra-op threads the runs used
-  std::string matmulPath; ///< the matrix-product path the engine chose
+  int cores = 0;           ///< physical cores
+  int threads = 0;         ///< intra-op threads the runs used
+  std::string matmulPath;  ///< the matrix-product path the engine chose
   std::string libtorchVersion;
   std::string device = "cpu";
-  int processes = 1;      ///< data-parallel ranks of every engine run (1: one process)
+  int processes = 1;  ///< data-parallel ranks of every engine run (1: one process)
 };
 
 /// A run's state as results.json spells it: "ok" for completed, else the
@@ -43,13 +43,13 @@ struct Machine {
 struct RunMeasurement {
   int repeat = 0;
   runs::RunState state = runs::RunState::Completed;  ///< results.json writes Completed as "ok"
-  double tokensPerS = 0.0;    ///< median step
-  double stepTimeS = 0.0;     ///< median step
+  double tokensPerS = 0.0;                           ///< median step
+  double stepTimeS = 0.0;                            ///< median step
   std::uint64_t peakBytes = 0;
   double mfu = 0.0;
   double lossFirst = 0.0;
   double lossLast = 0.0;
-  std::string runDir;         ///< the run's directory, when it has one
+  std::string runDir;  ///< the run's directory, when it has one
 };
 
 /// One configuration of the ablation with its repeats summarised.
@@ -57,19 +57,19 @@ struct ConfigurationResult {
   std::string label;  ///< canonical ablation label (see ablation.hpp)
   ResultSource source = ResultSource::Engine;
   std::string model;
-  int gpus = 0;                              ///< 0 for the engine on a CPU
-  std::string throughputUnit = "tokens/s";   ///< "tokens/s", "tokens/s/gpu" or "TFLOP/s/gpu"
+  int gpus = 0;                             ///< 0 for the engine on a CPU
+  std::string throughputUnit = "tokens/s";  ///< "tokens/s", "tokens/s/gpu" or "TFLOP/s/gpu"
   Summary throughput;
-  Summary stepTimeS;                         ///< count 0 when the source gave no step time
-  std::uint64_t peakBytes = 0;               ///< the largest peak over the repeats
-  double mfu = 0.0;                          ///< median over the repeats; 0 when unknown
+  Summary stepTimeS;            ///< count 0 when the source gave no step time
+  std::uint64_t peakBytes = 0;  ///< the largest peak over the repeats
+  double mfu = 0.0;             ///< median over the repeats; 0 when unknown
   double lossFirst = 0.0;
   double lossLast = 0.0;
-  std::vector<double> lossCurve;             ///< loss per step of one representative run
+  std::vector<double> lossCurve;  ///< loss per step of one representative run
   /// The step of each lossCurve value where the run logged only some steps
   /// (an imported log); empty: steps 1, 2, 3, ….
   std::vector<std::int64_t> lossSteps;
-  std::vector<double> stepTimes;             ///< every measured step time, for distributions
+  std::vector<double> stepTimes;  ///< every measured step time, for distributions
   std::vector<RunMeasurement> runs;
 };
 
@@ -77,18 +77,18 @@ struct ConfigurationResult {
 struct AblationResults {
   int schemaVersion = kResultsSchemaVersion;
   std::string appVersion;
-  std::string createdAt;             ///< ISO 8601, UTC
-  std::string model;                 ///< the engine model, e.g. "small"
-  std::int64_t steps = 0;            ///< steps per engine run
-  std::int64_t warmupSteps = 0;      ///< excluded from every statistic
+  std::string createdAt;         ///< ISO 8601, UTC
+  std::string model;             ///< the engine model, e.g. "small"
+  std::int64_t steps = 0;        ///< steps per engine run
+  std::int64_t warmupSteps = 0;  ///< excluded from every statistic
   int repeats = 0;
   std::uint64_t memoryBudgetBytes = 0;
-  std::string imageTag;              ///< the image configuration the results are about
+  std::string imageTag;  ///< the image configuration the results are about
   /// False while a benchmark is still writing the file, after a stop, or when
   /// a run failed: the medians then rest on fewer runs than were planned.
   bool complete = true;
-  int plannedRuns = 0;               ///< repeats x 4 configurations; 0: none planned (imports)
-  int completedRuns = 0;             ///< planned runs that ended with status ok
+  int plannedRuns = 0;    ///< repeats x 4 configurations; 0: none planned (imports)
+  int completedRuns = 0;  ///< planned runs that ended with status ok
   Machine machine;
   std::vector<ConfigurationResult> configurations;
 };

@@ -19,13 +19,13 @@ namespace tb::bench {
 
 /// What one run directory says, with warm-up steps already left out.
 struct RunReading {
-  RunMeasurement measurement;        ///< status, medians over measured steps, peak, MFU, losses
-  std::vector<double> losses;        ///< every step's loss that was read back, warm-up included
-  std::vector<double> stepTimes;     ///< step times after the warm-up
-  bool summaryWritten = false;       ///< false: no readable summary (the child died first)
-  std::string message;               ///< why the run did not complete, if it did not
-  std::string matmulPath;            ///< from the start event
-  std::string torchVersion;          ///< from the start event's config
+  RunMeasurement measurement;     ///< status, medians over measured steps, peak, MFU, losses
+  std::vector<double> losses;     ///< every step's loss that was read back, warm-up included
+  std::vector<double> stepTimes;  ///< step times after the warm-up
+  bool summaryWritten = false;    ///< false: no readable summary (the child died first)
+  std::string message;            ///< why the run did not complete, if it did not
+  std::string matmulPath;         ///< from the start event
+  std::string torchVersion;       ///< from the start event's config
   int threads = 0;
 };
 

@@ -77,18 +77,18 @@ enum class BranchKind { LongTermSupport, Production, NewFeature, Legacy };
 /// A driver branch as NVIDIA's current lifecycle table and forward
 /// compatibility matrix describe it.
 struct DriverBranch {
-  int branch = 0;                     ///< 535
+  int branch = 0;  ///< 535
   BranchKind kind = BranchKind::Legacy;
   std::optional<std::string> endOfLife;  ///< "2026-06" (year-month), when known
-  bool inForwardCompatMatrix = false;  ///< false: "end of life, not a supported target"
-  DriverVersion representative;  ///< a real version of the branch, used for matrix cells
-  std::string maxCuda;           ///< newest CUDA the branch runs without compat, "12.2"
+  bool inForwardCompatMatrix = false;    ///< false: "end of life, not a supported target"
+  DriverVersion representative;          ///< a real version of the branch, used for matrix cells
+  std::string maxCuda;                   ///< newest CUDA the branch runs without compat, "12.2"
 };
 
 /// The whole catalog: releases plus NVIDIA's tables.
 struct Catalog {
   int schemaVersion = 1;
-  std::string catalogVersion;  ///< date-stamped version of the data, "2026.11.1"
+  std::string catalogVersion;        ///< date-stamped version of the data, "2026.11.1"
   std::vector<std::string> sources;  ///< files the catalog was read from
   std::vector<Release> releases;     ///< sorted by tag
   std::vector<ToolkitDriverRequirement> toolkitDrivers;

@@ -34,8 +34,8 @@ struct ProcessOptions {
 };
 
 struct ProcessResult {
-  int exitCode = -1;   ///< valid when the child exited normally
-  int signal = 0;      ///< the signal that ended it, 0 if none
+  int exitCode = -1;  ///< valid when the child exited normally
+  int signal = 0;     ///< the signal that ended it, 0 if none
   bool timedOut = false;
   std::string standardOutput;
   std::string standardError;
@@ -100,14 +100,14 @@ struct MemberExit {
 
 /// How a group ended.
 struct GroupOutcome {
-  std::vector<MemberExit> exits;            ///< one per member, in order
+  std::vector<MemberExit> exits;  ///< one per member, in order
   /// The member whose failure stopped the group: the first seen to fail (a
   /// non-zero exit or a signal; in one check, the lowest index), if any. Only
   /// failures before the group was stopped count: a member that ends by our
   /// SIGTERM / SIGKILL, or exits non-zero on it, is the stop, not a cause, so
   /// a stop through `stop` leaves this empty.
   std::optional<std::size_t> firstFailure;
-  bool stopRequested = false;               ///< `stop` was requested while they ran
+  bool stopRequested = false;  ///< `stop` was requested while they ran
 };
 
 /// Starts every member (argv[0] a path, stdin from /dev/null, stdout and

@@ -14,7 +14,8 @@ namespace tb {
 /// A non-negative decimal integer made only of digits, or nothing.
 [[nodiscard]] std::optional<long long> parseUnsigned(std::string_view text);
 /// Joins with ", " for messages such as "known tags: 25.04, 25.06".
-[[nodiscard]] std::string joinList(const std::vector<std::string>& items, std::string_view separator = ", ");
+[[nodiscard]] std::string joinList(const std::vector<std::string>& items,
+                                   std::string_view separator = ", ");
 /// A number as a person wrote it in a message: "-1", "0.05", "300", not
 /// std::to_string's "-1.000000".
 [[nodiscard]] std::string formatDecimal(double value);

@@ -22,8 +22,7 @@ struct VerdictMatrix {
 /// naturally.
 [[nodiscard]] VerdictMatrix buildVerdictMatrix(const catalog::Catalog& catalog,
                                                const std::string& representativeGpu,
-                                               catalog::CpuArch arch,
-                                               const std::string& today);
+                                               catalog::CpuArch arch, const std::string& today);
 
 /// A typical GPU name for a class, for the matrix's queries.
 [[nodiscard]] std::string representativeGpuName(GpuClass gpuClass);

@@ -34,11 +34,11 @@ struct ClusterJob {
   /// One launcher per node. Written for the scheduler's VariableStyle, it may
   /// name NODE_RANK and MASTER_ADDR, which every job file sets per node.
   std::vector<std::string> command;
-  std::string name;     ///< the scheduler's job name, a DNS-1123 label
-  std::string logDir;   ///< where node N writes node-N.log, relative to the plan folder
+  std::string name;    ///< the scheduler's job name, a DNS-1123 label
+  std::string logDir;  ///< where node N writes node-N.log, relative to the plan folder
   ContainerRuntime container = ContainerRuntime::Pyxis;
-  bool requestGpus = true;  ///< false for a run on CPUs (a local try, the tests)
-  int timeLimitMinutes = 0; ///< 0: the partition's or the cluster's default
+  bool requestGpus = true;   ///< false for a run on CPUs (a local try, the tests)
+  int timeLimitMinutes = 0;  ///< 0: the partition's or the cluster's default
 };
 
 /// The file node N's launcher writes: "<logDir>/node-N.log".

@@ -21,9 +21,9 @@ enum class RegistryKind { Public, Vpc };
 
 /// DeepSpeed settings the generators write into the JSON.
 struct DeepSpeedOptions {
-  int zeroStage = 3;              ///< 0..3
-  bool offloadOptimizer = false;  ///< ZeRO optimizer state in host memory
-  bool offloadParameters = false; ///< ZeRO-3 parameters in host memory
+  int zeroStage = 3;               ///< 0..3
+  bool offloadOptimizer = false;   ///< ZeRO optimizer state in host memory
+  bool offloadParameters = false;  ///< ZeRO-3 parameters in host memory
 };
 
 /// One image configuration; the defaults are a single 8-GPU pod.
@@ -49,9 +49,9 @@ struct ImageConfig {
 struct ResolvedConfig {
   ImageConfig config;
   catalog::Release release;
-  std::string imageReference;  ///< the reference to pull, registry and tag included
-  std::string socketInterface; ///< NCCL_SOCKET_IFNAME for this pod size
-  std::string objectName;      ///< DNS-1123 name for Kubernetes objects
+  std::string imageReference;   ///< the reference to pull, registry and tag included
+  std::string socketInterface;  ///< NCCL_SOCKET_IFNAME for this pod size
+  std::string objectName;       ///< DNS-1123 name for Kubernetes objects
 };
 
 /// The NCCL socket interface the image's notes give for a pod of `gpus`

@@ -73,7 +73,7 @@ struct FileReport {
 /// `stop` is polled between files (the result then holds the files done so
 /// far); `progress` (may be empty) hears after each file how many are done.
 [[nodiscard]] std::vector<Expected<FileReport>> validateFiles(
-    const std::vector<std::filesystem::path>& paths, FileKind kind,
-    const catalog::Catalog& catalog, const StopToken& stop = {}, const ProgressFn& progress = {});
+    const std::vector<std::filesystem::path>& paths, FileKind kind, const catalog::Catalog& catalog,
+    const StopToken& stop = {}, const ProgressFn& progress = {});
 
 }  // namespace tb::config

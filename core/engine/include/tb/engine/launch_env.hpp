@@ -20,11 +20,11 @@ namespace tb::engine {
 /// A worker's place in a data-parallel group, as torchrun (and `trainbench run
 /// --nproc-per-node`, Kubernetes indexed Jobs, Slurm) tell it through the environment.
 struct LaunchEnv {
-  int rank = 0;            ///< RANK: this worker among all workers
-  int localRank = 0;       ///< LOCAL_RANK: this worker on its node (picks the GPU)
-  int worldSize = 1;       ///< WORLD_SIZE
-  int localWorldSize = 1;  ///< LOCAL_WORLD_SIZE: workers per node
-  int groupRank = 0;       ///< GROUP_RANK: the node's rank
+  int rank = 0;                          ///< RANK: this worker among all workers
+  int localRank = 0;                     ///< LOCAL_RANK: this worker on its node (picks the GPU)
+  int worldSize = 1;                     ///< WORLD_SIZE
+  int localWorldSize = 1;                ///< LOCAL_WORLD_SIZE: workers per node
+  int groupRank = 0;                     ///< GROUP_RANK: the node's rank
   std::string masterAddr = "127.0.0.1";  ///< MASTER_ADDR: where the TCPStore listens
   std::uint16_t masterPort = 29500;      ///< MASTER_PORT
   /// TORCHELASTIC_USE_AGENT_STORE == "True": torchrun's agent (static rendezvous)
@@ -90,8 +90,8 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 /// exist, else BadInput
 /// "GLOO_SOCKET_IFNAME: no network interface 'eth9' on this host (interfaces: eth0, lo)".
 /// Returns the Gloo device names to create, in order (empty: use the default device).
-[[nodiscard]] Expected<std::vector<std::string>> glooInterfaces(const EnvLookup& lookup,
-                                                                const std::vector<std::string>& interfaces);
+[[nodiscard]] Expected<std::vector<std::string>> glooInterfaces(
+    const EnvLookup& lookup, const std::vector<std::string>& interfaces);
 
 /// NCCL_SOCKET_IFNAME as NCCL reads it, checked against `interfaces`: NCCL
 /// itself only fails later, at communicator creation, with "no socket
@@ -105,6 +105,7 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 /// least one interface, else BadInput "NCCL_SOCKET_IFNAME: no network
 /// interface starting with 'ib' on this host (interfaces: eth0, lo)" (with
 /// '=': "no network interface 'eth9'"); a list that names nothing is refused too.
-[[nodiscard]] Status checkNcclInterfaces(const EnvLookup& lookup, const std::vector<std::string>& interfaces);
+[[nodiscard]] Status checkNcclInterfaces(const EnvLookup& lookup,
+                                         const std::vector<std::string>& interfaces);
 
 }  // namespace tb::engine

@@ -75,9 +75,9 @@ struct RecomputePolicy {
 /// never its math, so the ablation can show what each one buys; the stock
 /// runtime (what Base measures) has them all off.
 struct RuntimeOptions {
-  bool threads = true;        ///< one pool of physical-core threads, owned by the matmul path's library
-  bool matmul = true;         ///< matrix products on the path the start-up probe measured fastest
-  bool lazySync = true;       ///< loss and gradient norm read back at log intervals only
+  bool threads = true;   ///< one pool of physical-core threads, owned by the matmul path's library
+  bool matmul = true;    ///< matrix products on the path the start-up probe measured fastest
+  bool lazySync = true;  ///< loss and gradient norm read back at log intervals only
   bool flatGradients = true;  ///< parameters, gradients and AdamW state in flat buffers
   bool gqaInPlace = true;     ///< attention reads each KV head in place instead of repeating it
   bool keepMemory = true;     ///< freed host memory stays mapped for the next step's tensors
@@ -114,25 +114,24 @@ struct DataParallel {
 /// One training run.
 struct RunConfig {
   ModelConfig model;
-  std::int64_t steps = 20;             ///< the step to stop after (counted from 0 on resume too)
-  std::uint64_t seed = 1234;           ///< weights and data
-  int threads = 0;                     ///< intra-op threads; 0 = the runtime's default
-  std::uint64_t memoryBudgetBytes = 0; ///< CPU bytes an allocation may not pass; 0 = none
-  RecomputePolicy recompute;           ///< Auto plans against memoryBudgetBytes
+  std::int64_t steps = 20;              ///< the step to stop after (counted from 0 on resume too)
+  std::uint64_t seed = 1234;            ///< weights and data
+  int threads = 0;                      ///< intra-op threads; 0 = the runtime's default
+  std::uint64_t memoryBudgetBytes = 0;  ///< CPU bytes an allocation may not pass; 0 = none
+  RecomputePolicy recompute;            ///< Auto plans against memoryBudgetBytes
   DataChoice data;
   Device device = Device::Cpu;
-  RuntimeOptions runtime;              ///< tuned (AC2) unless asked otherwise
-  bool compile = false;                ///< the compiled step: fused operators (CompilerOpt)
-  std::int64_t logEvery = 10;          ///< with lazySync, losses are read back every N steps
-  std::int64_t seqMin = 0;             ///< per-step sequence length range; 0 = model.seq
-  std::int64_t seqMax = 0;             ///< (both 0: every step uses model.seq)
-  EventSink events;                    ///< optional; events.jsonl is written either way
-  std::filesystem::path runDir;        ///< empty: a new directory under the run store
-  std::int64_t saveEvery = 0;          ///< checkpoint every N steps; 0 = never
-  std::filesystem::path resumeDir;     ///< a run directory (or its checkpoint) to continue
-  StopToken stop;                      ///< polled before each step
+  RuntimeOptions runtime;                    ///< tuned (AC2) unless asked otherwise
+  bool compile = false;                      ///< the compiled step: fused operators (CompilerOpt)
+  std::int64_t logEvery = 10;                ///< with lazySync, losses are read back every N steps
+  std::int64_t seqMin = 0;                   ///< per-step sequence length range; 0 = model.seq
+  std::int64_t seqMax = 0;                   ///< (both 0: every step uses model.seq)
+  EventSink events;                          ///< optional; events.jsonl is written either way
+  std::filesystem::path runDir;              ///< empty: a new directory under the run store
+  std::int64_t saveEvery = 0;                ///< checkpoint every N steps; 0 = never
+  std::filesystem::path resumeDir;           ///< a run directory (or its checkpoint) to continue
+  StopToken stop;                            ///< polled before each step
   std::optional<DataParallel> dataParallel;  ///< unset: one process
 };
-
 
 }  // namespace tb::engine

@@ -38,21 +38,21 @@ enum class Format : std::uint8_t {
 /// What the caller knows that the file may not say. A value given here wins
 /// over the file's own.
 struct ImportOptions {
-  std::optional<Format> format;               ///< --format: no detection
-  std::optional<int> gpus;                    ///< --gpus
-  std::optional<std::int64_t> sequenceLength; ///< --seq
-  std::optional<std::int64_t> globalBatch;    ///< --global-batch
-  std::optional<int> skipFirst;               ///< --skip-first; default: what the framework skips
+  std::optional<Format> format;                ///< --format: no detection
+  std::optional<int> gpus;                     ///< --gpus
+  std::optional<std::int64_t> sequenceLength;  ///< --seq
+  std::optional<std::int64_t> globalBatch;     ///< --global-batch
+  std::optional<int> skipFirst;                ///< --skip-first; default: what the framework skips
 };
 
 /// Medians over the step records after the warm-up ones; a value that cannot
 /// be derived from the file and the options is empty, never guessed.
 struct ImportMedians {
   std::optional<double> stepTimeSeconds;
-  std::optional<double> samplesPerSecond;        ///< whole job
+  std::optional<double> samplesPerSecond;  ///< whole job
   std::optional<double> tokensPerSecondPerGpu;
   std::optional<double> tflopsPerGpu;
-  std::optional<double> mfu;                     ///< fraction
+  std::optional<double> mfu;  ///< fraction
   /// MLPerf tracked_stats throughput, in the benchmark's own unit.
   std::optional<double> benchmarkThroughput;
 };
@@ -60,12 +60,13 @@ struct ImportMedians {
 struct ImportedLog {
   runs::ImportedRun run;
   ImportMedians medians;
-  int skippedRecords = 0;              ///< warm-up records left out of the medians
+  int skippedRecords = 0;  ///< warm-up records left out of the medians
   /// The largest per-GPU memory any record reported (warm-up included: a
   /// peak is a peak), of the kind run.memoryKind names.
   std::optional<double> peakMemoryBytes;
-  std::vector<std::string> found;      ///< field names the file had ("loss", "tokens_per_s", …)
-  std::vector<std::string> missing;    ///< field names the file did not have ("mfu", "sequence_length", …)
+  std::vector<std::string> found;  ///< field names the file had ("loss", "tokens_per_s", …)
+  std::vector<std::string>
+      missing;  ///< field names the file did not have ("mfu", "sequence_length", …)
   /// What would complete a value ("tokens_per_s_per_gpu needs --seq"), and
   /// what the file held that is not imported or kept apart, and why
   /// ("tracked_stats throughput is kept as benchmark_throughput, in the

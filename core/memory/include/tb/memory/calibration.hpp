@@ -29,7 +29,7 @@ struct Calibration {
   std::int64_t points = 0;
   double meanErrorBefore = 0.0;  ///< mean |predicted - measured| / measured, uncorrected
   double maxErrorBefore = 0.0;
-  double meanErrorAfter = 0.0;   ///< the same with the correction applied
+  double meanErrorAfter = 0.0;  ///< the same with the correction applied
   double maxErrorAfter = 0.0;
 
   /// Applies the correction to a predicted total (never below zero).

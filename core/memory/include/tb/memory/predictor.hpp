@@ -16,14 +16,15 @@ namespace tb::memory {
 
 /// What is alive at the peak, in bytes, per rank.
 struct MemoryBreakdown {
-  std::uint64_t weights = 0;     ///< parameters (and gathered shards under ZeRO-3/FSDP)
-  std::uint64_t gradients = 0;   ///< gradient buffers alive at the peak (and a data-parallel copy of them)
-  std::uint64_t optimizer = 0;   ///< Adam moments, fp32 master weights, optimizer temporaries
-  std::uint64_t activations = 0; ///< tensors saved for backward by the blocks still waiting
-  std::uint64_t logits = 0;      ///< logits and loss temporaries (large for a 128k vocab)
-  std::uint64_t recompute = 0;   ///< the transient of recomputing one block in backward
-  std::uint64_t workspace = 0;   ///< backward temporaries of the block being differentiated
-  std::uint64_t overhead = 0;    ///< framework buffers (cuBLAS workspace, buckets, token rows)
+  std::uint64_t weights = 0;  ///< parameters (and gathered shards under ZeRO-3/FSDP)
+  std::uint64_t gradients =
+      0;  ///< gradient buffers alive at the peak (and a data-parallel copy of them)
+  std::uint64_t optimizer = 0;    ///< Adam moments, fp32 master weights, optimizer temporaries
+  std::uint64_t activations = 0;  ///< tensors saved for backward by the blocks still waiting
+  std::uint64_t logits = 0;       ///< logits and loss temporaries (large for a 128k vocab)
+  std::uint64_t recompute = 0;    ///< the transient of recomputing one block in backward
+  std::uint64_t workspace = 0;    ///< backward temporaries of the block being differentiated
+  std::uint64_t overhead = 0;     ///< framework buffers (cuBLAS workspace, buckets, token rows)
   /// Reserved beyond allocated: what PyTorch's caching allocator holds in its
   /// cache at the peak (blocks freed earlier that the peak's tensors could
   /// not reuse). 0 for the engine, whose tracking allocator counts requests.
@@ -74,16 +75,16 @@ struct LayerActivationBytes {
 
 /// A prediction for the most loaded rank.
 struct MemoryPrediction {
-  std::int64_t params = 0;         ///< trainable parameters of the whole model
-  std::int64_t paramsPerRank = 0;  ///< parameters of the most loaded TP/PP shard
-  MemoryBreakdown breakdown;       ///< at the peak
+  std::int64_t params = 0;            ///< trainable parameters of the whole model
+  std::int64_t paramsPerRank = 0;     ///< parameters of the most loaded TP/PP shard
+  MemoryBreakdown breakdown;          ///< at the peak
   std::int64_t calibrationBytes = 0;  ///< signed correction from a stored calibration
-  std::uint64_t totalBytes = 0;    ///< breakdown.total() + calibrationBytes (reserved)
-  std::uint64_t allocatedBytes = 0;  ///< breakdown.allocated(): tensors alone at the peak
-  std::string peakPhase;           ///< where the step peaks ("layer 0 backward", ...)
-  LayerActivationBytes perLayer;   ///< one block, one micro-batch
-  std::int64_t stageLayers = 0;    ///< blocks held by one pipeline stage
-  double timeRatio = 1.0;          ///< step time relative to no recomputation
+  std::uint64_t totalBytes = 0;       ///< breakdown.total() + calibrationBytes (reserved)
+  std::uint64_t allocatedBytes = 0;   ///< breakdown.allocated(): tensors alone at the peak
+  std::string peakPhase;              ///< where the step peaks ("layer 0 backward", ...)
+  LayerActivationBytes perLayer;      ///< one block, one micro-batch
+  std::int64_t stageLayers = 0;       ///< blocks held by one pipeline stage
+  double timeRatio = 1.0;             ///< step time relative to no recomputation
 };
 
 /// Predicts the peak; bad shapes, layouts or a K beyond the stage's blocks

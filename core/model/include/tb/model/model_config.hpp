@@ -19,15 +19,15 @@ namespace tb::model {
 struct ModelConfig {
   std::string name = "custom";  ///< preset name, or "custom"
   std::int64_t vocab = 512;
-  std::int64_t dim = 64;        ///< model width D
+  std::int64_t dim = 64;  ///< model width D
   std::int64_t layers = 2;
-  std::int64_t heads = 4;       ///< query heads; head_dim = dim / heads
-  std::int64_t kvHeads = 2;     ///< key/value heads, repeated to the query heads
-  std::int64_t ffn = 192;       ///< SwiGLU hidden width
-  std::int64_t seq = 64;        ///< tokens per sequence
-  std::int64_t batch = 4;       ///< sequences per micro-batch
+  std::int64_t heads = 4;    ///< query heads; head_dim = dim / heads
+  std::int64_t kvHeads = 2;  ///< key/value heads, repeated to the query heads
+  std::int64_t ffn = 192;    ///< SwiGLU hidden width
+  std::int64_t seq = 64;     ///< tokens per sequence
+  std::int64_t batch = 4;    ///< sequences per micro-batch
   double ropeTheta = 10000.0;
-  bool qkvBias = false;         ///< Qwen2-style biases on the Q, K, V projections
+  bool qkvBias = false;  ///< Qwen2-style biases on the Q, K, V projections
 
   friend bool operator==(const ModelConfig&, const ModelConfig&) = default;
 };

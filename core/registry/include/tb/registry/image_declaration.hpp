@@ -36,8 +36,7 @@ struct DeclaredRelease {
 /// architectures; a value the image does not declare keeps the catalog's.
 [[nodiscard]] DeclaredRelease applyDeclaration(const catalog::Release* catalogRelease,
                                                const ImageInspection& inspection,
-                                               std::string_view registryTag,
-                                               catalog::CpuArch arch);
+                                               std::string_view registryTag, catalog::CpuArch arch);
 
 /// The driver branch CUDA_DRIVER_VERSION names ("580.95.05" -> 580); none
 /// when it is missing or not a driver version.

@@ -35,7 +35,7 @@ enum class Scheme { Https, Http };
 struct ClientOptions {
   Scheme scheme = Scheme::Https;
   std::optional<Credentials> credentials;
-  int maxRetries = 3;  ///< extra attempts after a 429 or 5xx
+  int maxRetries = 3;                             ///< extra attempts after a 429 or 5xx
   std::chrono::milliseconds initialBackoff{500};  ///< doubled per retry
   std::chrono::milliseconds maxBackoff{8'000};    ///< also caps Retry-After
   /// Allows token realms over plain HTTP (loopback test registries only).
@@ -83,8 +83,7 @@ class RegistryClient {
   [[nodiscard]] Error blanked(Error error) const;
   /// The registry's error for a non-2xx answer, secrets blanked.
   [[nodiscard]] Error httpError(const std::string& what, const HttpResponse& response) const;
-  Expected<CachedToken> fetchToken(const AuthChallenge& challenge,
-                                   const std::string& what);
+  Expected<CachedToken> fetchToken(const AuthChallenge& challenge, const std::string& what);
   std::optional<std::string> authorizationFor(const std::string& scope) const;
   std::chrono::steady_clock::time_point now() const;
 
@@ -92,7 +91,7 @@ class RegistryClient {
   ClientOptions options_;
   std::unique_ptr<HttpTransport> transport_;
   std::map<std::string, CachedToken> tokens_;  ///< by scope
-  bool basicAccepted_ = false;  ///< the registry asked for Basic once
+  bool basicAccepted_ = false;                 ///< the registry asked for Basic once
   int tokenRequests_ = 0;
 };
 

@@ -37,9 +37,9 @@ struct Platform {
 
 /// A manifest as fetched by tag or digest.
 struct Manifest {
-  std::string digest;     ///< Docker-Content-Digest of the document
-  std::string mediaType;  ///< from the document, else the Content-Type
-  bool isIndex = false;   ///< an OCI index or Docker manifest list
+  std::string digest;               ///< Docker-Content-Digest of the document
+  std::string mediaType;            ///< from the document, else the Content-Type
+  bool isIndex = false;             ///< an OCI index or Docker manifest list
   std::vector<Platform> platforms;  ///< index entries (empty for a single image)
   std::string configDigest;         ///< single image only: its config blob
 };

@@ -23,10 +23,10 @@ enum class BenchmarkEventKind { Plan, RunStart, RunStep, RunEnd, Summary, Other 
 
 /// Which scheduled run an event is about.
 struct BenchmarkRunRef {
-  std::int64_t index = 0;  ///< 0-based position in the schedule
-  std::int64_t total = 0;  ///< runs in the schedule
-  std::string label;       ///< ablation label, e.g. "AC2+CompilerOpt"
-  std::int64_t repeat = 0; ///< 0-based
+  std::int64_t index = 0;   ///< 0-based position in the schedule
+  std::int64_t total = 0;   ///< runs in the schedule
+  std::string label;        ///< ablation label, e.g. "AC2+CompilerOpt"
+  std::int64_t repeat = 0;  ///< 0-based
   std::string runDir;
 };
 
@@ -65,14 +65,14 @@ struct BenchmarkSummary {
 /// A parsed event; only the members of its kind are filled.
 struct BenchmarkEvent {
   BenchmarkEventKind kind = BenchmarkEventKind::Other;
-  std::string name;               ///< the `event` field as written
+  std::string name;  ///< the `event` field as written
   double elapsedSeconds = 0.0;
-  BenchmarkPlan plan;             ///< Plan
-  BenchmarkRunRef run;            ///< RunStart, RunStep, RunEnd
-  std::int64_t step = 0;          ///< RunStep: the child's last completed step
-  std::int64_t steps = 0;         ///< RunStart, RunStep: the child's configured steps
-  BenchmarkRunEnd end;            ///< RunEnd
-  BenchmarkSummary summary;       ///< Summary
+  BenchmarkPlan plan;        ///< Plan
+  BenchmarkRunRef run;       ///< RunStart, RunStep, RunEnd
+  std::int64_t step = 0;     ///< RunStep: the child's last completed step
+  std::int64_t steps = 0;    ///< RunStart, RunStep: the child's configured steps
+  BenchmarkRunEnd end;       ///< RunEnd
+  BenchmarkSummary summary;  ///< Summary
 };
 
 /// The event as one JSON line (no newline); `elapsedSeconds` is written as given.

@@ -28,22 +28,22 @@ struct ScopedRate {
 /// one logging window that the framework averaged (Megatron's log_interval).
 /// A value the record does not carry stays empty.
 struct ImportedStep {
-  std::int64_t step = 0;                      ///< the framework's iteration / global step
+  std::int64_t step = 0;  ///< the framework's iteration / global step
   std::optional<double> loss;
   std::optional<double> learningRate;
   std::optional<double> gradNorm;
-  std::optional<double> stepTimeSeconds;      ///< wall time of one optimizer step
+  std::optional<double> stepTimeSeconds;  ///< wall time of one optimizer step
   std::optional<ScopedRate> samplesPerSecond;
   std::optional<ScopedRate> tokensPerSecond;
-  std::optional<double> tflopsPerGpu;         ///< achieved TFLOP/s per GPU
-  std::optional<double> mfu;                  ///< model FLOPs utilisation as a fraction (0.42, not 42)
-  std::optional<double> memoryBytes;          ///< per-GPU memory the framework reports (see memoryKind)
+  std::optional<double> tflopsPerGpu;  ///< achieved TFLOP/s per GPU
+  std::optional<double> mfu;           ///< model FLOPs utilisation as a fraction (0.42, not 42)
+  std::optional<double> memoryBytes;   ///< per-GPU memory the framework reports (see memoryKind)
   /// MLPerf's tracked_stats throughput, in the benchmark's own unit (GPT-3:
   /// tokens/s of the job; Llama 2 LoRA: samples/s): comparable only between
   /// runs of the same benchmark, so never converted into the rates above.
   std::optional<double> benchmarkThroughput;
-  std::optional<std::int64_t> globalBatch;    ///< samples per step, where the record gives it
-  bool skippedUpdate = false;                 ///< the framework skipped this update (fp16 overflow, NaN)
+  std::optional<std::int64_t> globalBatch;  ///< samples per step, where the record gives it
+  bool skippedUpdate = false;  ///< the framework skipped this update (fp16 overflow, NaN)
 
   friend bool operator==(const ImportedStep&, const ImportedStep&) = default;
 };
@@ -53,12 +53,12 @@ struct ImportedStep {
 /// MLPerf's run_start / run_stop.
 struct ImportedSummary {
   std::optional<double> runtimeSeconds;
-  std::optional<double> samplesPerSecond;     ///< whole job
+  std::optional<double> samplesPerSecond;  ///< whole job
   std::optional<double> stepsPerSecond;
   std::optional<ScopedRate> tokensPerSecond;
-  std::optional<double> totalFlos;            ///< floating-point operations of the whole run
-  std::optional<double> loss;                 ///< the run's mean training loss
-  std::optional<double> timeToTrainSeconds;   ///< MLPerf: run_start to run_stop
+  std::optional<double> totalFlos;           ///< floating-point operations of the whole run
+  std::optional<double> loss;                ///< the run's mean training loss
+  std::optional<double> timeToTrainSeconds;  ///< MLPerf: run_start to run_stop
 
   friend bool operator==(const ImportedSummary&, const ImportedSummary&) = default;
 };
@@ -67,10 +67,10 @@ struct ImportedSummary {
 /// up to a bound, evenly thinned beyond it (a multi-gigabyte log must not
 /// fill memory); `records` counts every record read.
 struct ImportedRun {
-  std::string source;                          ///< the file or folder read
-  std::string format;                          ///< "megatron", "torchtitan", … (tb::logs::formatName)
-  std::string framework;                       ///< "Megatron-LM", …
-  std::string frameworkVersion;                ///< where the file shows it, else empty
+  std::string source;            ///< the file or folder read
+  std::string format;            ///< "megatron", "torchtitan", … (tb::logs::formatName)
+  std::string framework;         ///< "Megatron-LM", …
+  std::string frameworkVersion;  ///< where the file shows it, else empty
   std::vector<ImportedStep> steps;
   std::int64_t records = 0;
   std::optional<std::int64_t> firstStep;
@@ -80,9 +80,9 @@ struct ImportedRun {
   std::optional<std::int64_t> globalBatch;     ///< samples per optimizer step
   std::optional<std::int64_t> sequenceLength;  ///< tokens per sample
   std::optional<std::int64_t> plannedSteps;    ///< the run's target step count, where the file says
-  std::string memoryKind;                      ///< what memoryBytes is: "max_allocated", "max_reserved", …
-  bool partial = false;                        ///< the file ends mid-run: truncated, killed, or still going
-  std::string partialReason;                   ///< why it counts as partial
+  std::string memoryKind;     ///< what memoryBytes is: "max_allocated", "max_reserved", …
+  bool partial = false;       ///< the file ends mid-run: truncated, killed, or still going
+  std::string partialReason;  ///< why it counts as partial
 
   friend bool operator==(const ImportedRun&, const ImportedRun&) = default;
 };

@@ -58,24 +58,24 @@ struct StepSample {
 /// A parsed event; only the members of its kind are filled.
 struct RunEvent {
   EventKind kind = EventKind::Other;
-  std::string name;             ///< the `event` field as written
+  std::string name;  ///< the `event` field as written
   double elapsedSeconds = 0.0;
-  StepSample sample;            ///< Step, RankStep
-  int rank = 0;                 ///< RankStep
-  std::int64_t totalSteps = 0;  ///< Start: the configured steps
-  std::int64_t params = 0;      ///< Start
-  std::uint64_t memoryBudget = 0;  ///< Start: 0 when unlimited
-  std::string model;            ///< Start
-  std::string recompute;        ///< Start: the policy chosen
-  std::string runDir;           ///< Start
-  std::string matmulPath;       ///< Start: the matrix-product path the probe chose
-  double flopsPerToken = 0.0;   ///< Start
-  double matmulGflops = 0.0;    ///< Start: the probe's best rate
-  int threads = 0;              ///< Start: the config's intra-op threads
-  std::string torchVersion;     ///< Start
+  StepSample sample;                       ///< Step, RankStep
+  int rank = 0;                            ///< RankStep
+  std::int64_t totalSteps = 0;             ///< Start: the configured steps
+  std::int64_t params = 0;                 ///< Start
+  std::uint64_t memoryBudget = 0;          ///< Start: 0 when unlimited
+  std::string model;                       ///< Start
+  std::string recompute;                   ///< Start: the policy chosen
+  std::string runDir;                      ///< Start
+  std::string matmulPath;                  ///< Start: the matrix-product path the probe chose
+  double flopsPerToken = 0.0;              ///< Start
+  double matmulGflops = 0.0;               ///< Start: the probe's best rate
+  int threads = 0;                         ///< Start: the config's intra-op threads
+  std::string torchVersion;                ///< Start
   RunState errorState = RunState::Failed;  ///< Error
-  std::string message;          ///< Error
-  std::optional<RunSummary> summary;  ///< End
+  std::string message;                     ///< Error
+  std::optional<RunSummary> summary;       ///< End
 };
 
 /// A `rank_step` line: rank `rank`'s own `step` event (its memory is its own;

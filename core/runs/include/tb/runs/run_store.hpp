@@ -24,9 +24,9 @@ struct RunRecord {
   std::filesystem::path dir;
   std::string model;
   RunState state = RunState::Unreadable;
-  std::string message;           ///< why it failed, or why it cannot be read
-  std::int64_t steps = 0;        ///< steps done (summary), 0 while unknown
-  std::int64_t totalSteps = 0;   ///< steps configured (config.json)
+  std::string message;          ///< why it failed, or why it cannot be read
+  std::int64_t steps = 0;       ///< steps done (summary), 0 while unknown
+  std::int64_t totalSteps = 0;  ///< steps configured (config.json)
   double tokensPerSecond = 0.0;
   std::uint64_t peakBytes = 0;
   std::optional<double> lossFirst;

@@ -33,28 +33,28 @@ struct RankOutcome {
 /// (global), peakBytes the largest rank's, and `ranks` each rank's outcome.
 struct RunSummary {
   RunState state = RunState::Failed;  ///< one of the four end states
-  std::string message;             ///< why it did not complete; empty when it did
-  std::string model;               ///< the ModelConfig name
-  std::int64_t steps = 0;          ///< last completed step (includes resumed steps)
-  std::int64_t firstStep = 1;      ///< first step this process ran (> 1 after a resume)
+  std::string message;                ///< why it did not complete; empty when it did
+  std::string model;                  ///< the ModelConfig name
+  std::int64_t steps = 0;             ///< last completed step (includes resumed steps)
+  std::int64_t firstStep = 1;         ///< first step this process ran (> 1 after a resume)
   std::int64_t params = 0;
-  double tokensPerSecond = 0.0;    ///< median step's tokens over its time
-  double stepTimeSeconds = 0.0;    ///< median
-  std::uint64_t peakBytes = 0;     ///< tracked CPU tensor bytes, or the CUDA allocator's peak
-  std::optional<double> lossFirst; ///< loss of the first step this process ran; none if none ran
+  double tokensPerSecond = 0.0;     ///< median step's tokens over its time
+  double stepTimeSeconds = 0.0;     ///< median
+  std::uint64_t peakBytes = 0;      ///< tracked CPU tensor bytes, or the CUDA allocator's peak
+  std::optional<double> lossFirst;  ///< loss of the first step this process ran; none if none ran
   std::optional<double> lossLast;
   std::optional<double> heldOutLoss;  ///< text data only
   double mfu = 0.0;
-  double matmulGflops = 0.0;       ///< best rate of the in-process matrix-product probe
+  double matmulGflops = 0.0;  ///< best rate of the in-process matrix-product probe
   double flopsPerToken = 0.0;
   int threads = 0;
   std::string device;
-  std::string recompute;           ///< the recompute policy used (auto resolved: "layers:3")
-  std::string runtime;             ///< the runtime switches as --runtime spells them
-  bool compile = false;            ///< whether the compiled step ran
-  std::string matmulPath;          ///< the matrix-product path used: "aten", "onednn"
+  std::string recompute;   ///< the recompute policy used (auto resolved: "layers:3")
+  std::string runtime;     ///< the runtime switches as --runtime spells them
+  bool compile = false;    ///< whether the compiled step ran
+  std::string matmulPath;  ///< the matrix-product path used: "aten", "onednn"
   std::filesystem::path runDir;
-  std::vector<double> losses;      ///< per step, from firstStep on (in events, not the summary)
+  std::vector<double> losses;  ///< per step, from firstStep on (in events, not the summary)
   int worldSize = 1;
   int rank = 0;                    ///< of the process that wrote it (rank 0 for the run's own)
   std::vector<RankOutcome> ranks;  ///< empty for one process
