@@ -113,8 +113,9 @@ void readEngineJob(const fs::path& dir, const ClusterPlan& plan, const CollectOp
   reading.source = reading.job.runDir;
   Expected<runs::EventFile> events = runs::readEvents(runDir);
   if (!events) {
-    std::error_code error;
-    if (fs::exists(runDir / "events.jsonl", error)) {
+    // core/runs owns the run directory's file names: its error says whether
+    // the events are missing or there and unreadable.
+    if (events.error().kind != ErrorKind::NotFound) {
       reading.state = JobState::Unreadable;
       reading.reason = events.error().message;
     } else if (hasContent(dir / reading.job.log)) {
