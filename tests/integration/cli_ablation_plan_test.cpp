@@ -131,6 +131,17 @@ TEST(CliAblationPlan, BadInputIsNamedWithExitTwoAndNothingWritten) {
       {{"--image", "25.09", "--scheduler", "slurm", "--device", "tpu"}, "--device: 'tpu'"},
       {{"--image", "25.09", "--scheduler", "slurm", "--model", "huge"}, "huge"},
       {{"--image", "25.06", "--scheduler", "slurm"}, "--base-image"},
+      {{"--image", "25.09", "--scheduler", "slurm", "--ckpt-recompute", "full"},
+       "--ckpt-recompute: for a command after --"},
+      {{"--image", "25.09", "--scheduler", "slurm", "--ckpt-recompute", "full", "--", "python",
+        "train.py"},
+       "--ckpt-recompute and --profile go together"},
+      {{"--image", "25.09", "--scheduler", "slurm", "--profile", "megatron", "--ckpt-recompute",
+        "op", "--", "python", "train.py"},
+       "--ckpt-recompute: 'op' has no spelling in megatron"},
+      {{"--image", "25.09", "--scheduler", "slurm", "--profile", "jax", "--ckpt-recompute", "full",
+        "--", "python", "train.py"},
+       "--profile: "},
   };
   for (const BadPlan& bad : cases) {
     const fs::path out = planScratch("bad");
@@ -142,6 +153,30 @@ TEST(CliAblationPlan, BadInputIsNamedWithExitTwoAndNothingWritten) {
     EXPECT_TRUE(run.out.empty()) << run.out;
     EXPECT_FALSE(fs::exists(out)) << bad.named;
   }
+}
+
+// A user's Megatron command: +CkptOpt's policy reaches it spelled as
+// Megatron's flags, in plan.json and in that job's environment only.
+TEST(CliAblationPlan, CkptOptRecomputeIsSpelledTheFrameworksWay) {
+  const fs::path out = planScratch("spelling");
+  const json plan =
+      planOf({"--image", "25.09", "--scheduler", "slurm", "--repeats", "1", "--profile", "megatron",
+              "--ckpt-recompute", "selective", "--", "torchrun", "pretrain_gpt.py"},
+             out);
+  const json& configurations = plan.at("configurations");
+  ASSERT_EQ(configurations.size(), 4U);
+  EXPECT_EQ(configurations[3].at("recompute"), "--recompute-granularity selective");
+  EXPECT_EQ(configurations[1].at("recompute"), "full");
+  for (const json& job : plan.at("jobs")) {
+    const std::string script = planFileText(out / job.at("job_file").get<std::string>());
+    const bool ckpt = job.at("label") == "AC2+CompilerOpt+CkptOpt";
+    EXPECT_EQ(script.find("'TB_RECOMPUTE_SPELLING=--recompute-granularity selective'") !=
+                  std::string::npos,
+              ckpt)
+        << script;
+    EXPECT_EQ(script.find("TB_RECOMPUTE=selective") != std::string::npos, ckpt) << script;
+  }
+  fs::remove_all(out);
 }
 
 TEST(CliAblationPlan, AFolderHoldingAPlanIsRefusedAndKept) {

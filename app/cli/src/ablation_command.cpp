@@ -120,6 +120,16 @@ CLI::App* addPlanCommand(CLI::App& parent, AblationPlanOptions& options) {
       ->add_option("--memory-budget", request.memoryBudget,
                    "The engine's budget for --recompute auto in +CkptOpt")
       ->type_name("BYTES");
+  command
+      ->add_option("--ckpt-recompute", request.ckptRecompute,
+                   "With a command after --: +CkptOpt's recompute policy, as trainbench "
+                   "plan proposes it (its job gets TB_RECOMPUTE and TB_RECOMPUTE_SPELLING)")
+      ->type_name("POLICY");
+  command
+      ->add_option("--profile", request.profile,
+                   "With --ckpt-recompute: the command's framework as trainbench plan "
+                   "names it (megatron, deepspeed, fsdp, torchtitan), which spells the policy")
+      ->type_name("NAME");
   command->add_flag("--json", options.json, "Print plan.json (and the folder) on stdout");
   command->add_option("COMMAND", request.command,
                       "After --: each node's own training command instead of the engine "

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "compat_inputs.hpp"
+#include "tb/memory/memory_options.hpp"
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/build_info.hpp"
 #include "tb/common/utc_time.hpp"
@@ -59,7 +60,42 @@ Status checkCounts(const AblationPlanRequest& request) {
   return {};
 }
 
+// +CkptOpt's policy for a user's command, spelled as its framework takes it
+// (Megatron's flags, torchtitan's TOML, TrainingArguments); empty when none
+// was given, an error naming the option when the framework cannot spell it.
+Expected<std::string> ckptSpelling(const AblationPlanRequest& request) {
+  if (request.ckptRecompute.empty() && request.profile.empty()) return std::string();
+  if (request.command.empty()) {
+    return badInput(std::string(request.ckptRecompute.empty() ? "--profile" : "--ckpt-recompute") +
+                    ": for a command after --; the engine's +CkptOpt plans its own "
+                    "(--recompute auto)");
+  }
+  if (request.ckptRecompute.empty() || request.profile.empty()) {
+    return badInput(std::string(request.profile.empty() ? "--profile" : "--ckpt-recompute") +
+                    ": --ckpt-recompute and --profile go together (the policy, and the "
+                    "framework that spells it)");
+  }
+  Expected<memory::Profile> profile = memory::parseProfile(request.profile);
+  if (!profile) return badInput("--profile: " + profile.error().message);
+  Expected<memory::RecomputePolicy> policy = memory::parseRecompute(request.ckptRecompute);
+  if (!policy) return badInput("--ckpt-recompute: " + policy.error().message);
+  std::string spelling = memory::frameworkSpelling(*profile, *policy);
+  if (spelling.empty()) {
+    return badInput("--ckpt-recompute: '" + request.ckptRecompute + "' has no spelling in " +
+                    memory::toString(*profile) + " (trainbench plan --profile " +
+                    memory::toString(*profile) + " proposes what it can run)");
+  }
+  return spelling;
+}
+
+// The spelling of a request checkWorkload has passed.
+std::string checkedSpelling(const AblationPlanRequest& request) {
+  Expected<std::string> spelling = ckptSpelling(request);
+  return spelling ? *spelling : std::string();
+}
+
 Status checkWorkload(const AblationPlanRequest& request) {
+  if (Expected<std::string> spelling = ckptSpelling(request); !spelling) return spelling.error();
   if (!request.command.empty()) return {};
   if (request.device != "cpu" && request.device != "cuda") {
     return badInput("--device: '" + request.device + "' is not cpu or cuda");
@@ -114,18 +150,27 @@ config::ImageConfig imageConfigFor(const AblationPlanRequest& request,
 // What a user's own command reads to switch itself (its script passes
 // TB_COMPILER_OPTIMIZATION to torch_compile, for one); the engine takes its
 // flags instead and ignores them.
-std::vector<config::EnvVar> ablationEnvironment(const config::ImageConfig& image,
+std::vector<config::EnvVar> ablationEnvironment(const AblationPlanRequest& request,
+                                                const config::ImageConfig& image,
                                                 AblationStep step) {
-  return {{"TB_ABLATION_LABEL", std::string(bench::label(step))},
-          {"TB_COMPILER_OPTIMIZATION", image.compilerOptimization ? "true" : "false"},
-          {"TB_CHECKPOINT_OPTIMIZATION", image.checkpointOptimization ? "true" : "false"}};
+  std::vector<config::EnvVar> environment = {
+      {"TB_ABLATION_LABEL", std::string(bench::label(step))},
+      {"TB_COMPILER_OPTIMIZATION", image.compilerOptimization ? "true" : "false"},
+      {"TB_CHECKPOINT_OPTIMIZATION", image.checkpointOptimization ? "true" : "false"}};
+  if (step == AblationStep::CkptOpt && !request.ckptRecompute.empty()) {
+    environment.push_back({"TB_RECOMPUTE", request.ckptRecompute});
+    environment.push_back({"TB_RECOMPUTE_SPELLING", checkedSpelling(request)});
+  }
+  return environment;
 }
 
 // The policy as the workload spells it: the engine's flag, or what the image
 // does with CHECKPOINT_OPTIMIZATION for a user's command.
 std::string recomputeOf(const AblationPlanRequest& request, AblationStep step) {
   if (step != AblationStep::CkptOpt) return "full";
-  return request.command.empty() ? "auto" : "image: CHECKPOINT_OPTIMIZATION=true";
+  if (request.command.empty()) return "auto";
+  if (!request.ckptRecompute.empty()) return checkedSpelling(request);
+  return "image: CHECKPOINT_OPTIMIZATION=true";
 }
 
 // One configuration: its record and the resolved config its jobs are written from.
@@ -143,7 +188,7 @@ Expected<Variant> resolveVariant(const AblationPlanRequest& request,
   if (!resolved) return asPlanOptionError(std::move(resolved).error());
   Variant variant{.record = {},
                   .resolved = std::move(*resolved),
-                  .extraEnvironment = ablationEnvironment(image, step)};
+                  .extraEnvironment = ablationEnvironment(request, image, step)};
   bench::PlanConfiguration& record = variant.record;
   record.step = step;
   record.image = step == AblationStep::Base ? baseImage : variant.resolved.imageReference;

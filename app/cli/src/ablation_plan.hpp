@@ -35,6 +35,10 @@ struct AblationPlanRequest {
   std::optional<std::uint64_t> memoryBudget;
   std::string device = "cuda";
   std::vector<std::string> command;  ///< after --: the user's own training command
+  /// For a command: +CkptOpt's recompute policy (as `trainbench plan` gives
+  /// it) and the memory profile naming the command's framework, which spells it.
+  std::string ckptRecompute;
+  std::string profile;
 };
 
 /// One file of the plan folder.
