@@ -14,13 +14,14 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProcess>
 #include <QScrollArea>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
+
+#include <memory>
 
 #include "ui/ablation/ablation_page.h"
 #include "ui/application_identity.h"
@@ -36,6 +37,7 @@
 #include "ui/studio_pages.h"
 #include "ui/studio_resources.h"
 #include "ui/theme.h"
+#include "ui/widgets/child_process.h"
 #include "ui/widgets/ink_icon.h"
 
 namespace tb::ui {
@@ -260,24 +262,25 @@ void MainWindow::showAbout() {
   box->setObjectName(QStringLiteral("aboutBox"));
   box->setTextFormat(Qt::RichText);
   box->setAttribute(Qt::WA_DeleteOnClose);
-  auto* probe = new QProcess(box);
+  auto* probe = new ChildProcess(box);
+  const auto answer = std::make_shared<QStringList>();  // what --version printed
+  connect(probe, &ChildProcess::stdoutLine, box,
+          [answer](const QByteArray& line) { answer->append(QString::fromUtf8(line)); });
   connect(
-      probe, &QProcess::finished, box,
-      [box, probe, catalog](int code, QProcess::ExitStatus status) {
-        const QString out = QString::fromUtf8(probe->readAllStandardOutput());
-        box->setText(aboutText(
-            catalog, status == QProcess::NormalExit && code == 0
-                         ? out
-                         : tr("%1 --version failed (exit %2)").arg(probe->program()).arg(code)));
+      probe, &ChildProcess::finished, box, [box, probe, answer, catalog](const ChildExit& ended) {
+        QString engine;
+        if (ended.failedToStart) {
+          engine = tr("%1 could not be started: %2").arg(probe->program(), ended.errorString);
+        } else if (ended.stopRequested) {
+          engine = tr("%1 --version did not answer within 10 s").arg(probe->program());
+        } else if (ended.crashed || ended.exitCode != 0) {
+          engine = tr("%1 --version failed (exit %2)").arg(probe->program()).arg(ended.exitCode);
+        } else {
+          engine = answer->join(QLatin1Char('\n'));
+        }
+        box->setText(aboutText(catalog, engine));
       });
-  connect(probe, &QProcess::errorOccurred, box,
-          [box, probe, catalog](QProcess::ProcessError error) {
-            if (error != QProcess::FailedToStart) return;
-            box->setText(aboutText(
-                catalog,
-                tr("%1 could not be started: %2").arg(probe->program(), probe->errorString())));
-          });
-  QTimer::singleShot(10'000, probe, [probe] { probe->kill(); });  // never waits forever
+  QTimer::singleShot(10'000, probe, [probe] { probe->stop(); });  // never waits forever
   probe->start(trainbenchBinary(), {QStringLiteral("--version")});
   box->open();
 }

@@ -26,42 +26,81 @@ int failUsage(const QString& message) {
   return kExitUsage;
 }
 
+/// The command line's options, for the parser of either application.
+struct StudioCommandLine {
+  QCommandLineParser parser;
+  QCommandLineOption page{QStringLiteral("page"),
+                          QCoreApplication::translate("main", "Open this page: %1.")
+                              .arg(tb::ui::studioPageIds().join(QStringLiteral(", "))),
+                          QStringLiteral("id")};
+  QCommandLineOption screenshot{
+      QStringLiteral("screenshot"),
+      QCoreApplication::translate("main", "Render the window to a PNG file and exit."),
+      QStringLiteral("file")};
+  QCommandLineOption catalog{
+      QStringLiteral("catalog"),
+      QCoreApplication::translate("main", "Lay an extra catalog file over the built-in one."),
+      QStringLiteral("file")};
+
+  StudioCommandLine() {
+    parser.setApplicationDescription(
+        QCoreApplication::translate("main",
+                                    "Compatibility, configuration, memory and ablation tooling for "
+                                    "training-nv-pytorch images."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({page, screenshot, catalog});
+    parser.addPositionalArgument(
+        QStringLiteral("files"),
+        QCoreApplication::translate(
+            "main",
+            "Files and folders to open: results, cluster files, training logs and cluster "
+            "plan folders on the Ablation page; DeepSpeed JSON, env files, Kubernetes "
+            "manifests, Dockerfiles and TrainingArguments scripts in the validator; a "
+            "catalog as File > Load Catalog."),
+        QStringLiteral("[FILE...]"));
+  }
+};
+
+/// Whether the command line asks only for help or the version, which need
+/// no display: they are answered before the GUI (and its platform plugin,
+/// which aborts without a display) starts.
+bool asksForHelpOrVersion(int argc, char* argv[]) {
+  for (int i = 1; i < argc; ++i) {
+    const QLatin1String argument(argv[i]);
+    if (argument == QLatin1String("--")) return false;
+    for (const char* option : {"-h", "--help", "-?", "--help-all", "-v", "--version"}) {
+      if (argument == QLatin1String(option)) return true;
+    }
+  }
+  return false;
+}
+
+/// Prints the help or the version as QCommandLineParser does, and exits 0.
+int answerWithoutDisplay(int argc, char* argv[]) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(tb::ui::organizationName());
+  QCoreApplication::setApplicationName(tb::ui::applicationName());
+  QCoreApplication::setApplicationVersion(tb::ui::applicationVersion());
+  StudioCommandLine commandLine;
+  commandLine.parser.process(app);  // exits on --help and --version
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   tb::reportFileSizeLimitAsWriteError();
+  if (asksForHelpOrVersion(argc, argv)) return answerWithoutDisplay(argc, argv);
   QApplication app(argc, argv);
   tb::ui::applyApplicationIdentity();
 
-  QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QApplication::translate("main",
-                              "Compatibility, configuration, memory and ablation tooling for "
-                              "training-nv-pytorch images."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  const QCommandLineOption pageOption(QStringLiteral("page"),
-                                      QApplication::translate("main", "Open this page: %1.")
-                                          .arg(tb::ui::studioPageIds().join(QStringLiteral(", "))),
-                                      QStringLiteral("id"));
-  const QCommandLineOption screenshotOption(
-      QStringLiteral("screenshot"),
-      QApplication::translate("main", "Render the window to a PNG file and exit."),
-      QStringLiteral("file"));
-  const QCommandLineOption catalogOption(
-      QStringLiteral("catalog"),
-      QApplication::translate("main", "Lay an extra catalog file over the built-in one."),
-      QStringLiteral("file"));
-  parser.addOptions({pageOption, screenshotOption, catalogOption});
-  parser.addPositionalArgument(
-      QStringLiteral("files"),
-      QApplication::translate("main",
-                              "Files to open: results, cluster files and training logs on the "
-                              "Ablation page; DeepSpeed JSON, env files, Kubernetes manifests, "
-                              "Dockerfiles and TrainingArguments scripts in the validator; a "
-                              "catalog as File > Load Catalog."),
-      QStringLiteral("[FILE...]"));
-  parser.process(app);  // exits on --help, --version and unknown options
+  StudioCommandLine commandLine;
+  QCommandLineParser& parser = commandLine.parser;
+  const QCommandLineOption& pageOption = commandLine.page;
+  const QCommandLineOption& screenshotOption = commandLine.screenshot;
+  const QCommandLineOption& catalogOption = commandLine.catalog;
+  parser.process(app);  // exits on unknown options
 
   const QString page = parser.value(pageOption);
   if (!page.isEmpty()) {

@@ -505,6 +505,23 @@ class MainWindowTest : public QObject {
     qunsetenv("TRAINBENCH_BINARY");
   }
 
+  void aboutBoxDoesNotWaitForATrainbenchThatHangs() {
+    QTemporaryDir dir;
+    const QString hanging = QDir(dir.path()).filePath(QStringLiteral("trainbench"));
+    QFile script(hanging);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\nexec sleep 120\n");
+    script.close();
+    QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    qputenv("TRAINBENCH_BINARY", hanging.toLocal8Bit());
+    auto window = makeWindow();
+    child<QAction>(window.get(), "aboutAction")->trigger();
+    auto* box = child<QMessageBox>(window.get(), "aboutBox");
+    QTRY_VERIFY_WITH_TIMEOUT(box->text().contains(QStringLiteral("did not answer within 10 s")),
+                             20'000);
+    qunsetenv("TRAINBENCH_BINARY");
+  }
+
   void aboutNamesVersionLicenceAndCredits() {
     const QString text = tb::ui::aboutText(QStringLiteral("2026.11.1"));
     QVERIFY(text.contains(tb::ui::applicationVersion()));

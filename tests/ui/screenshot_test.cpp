@@ -26,15 +26,27 @@ namespace {
 struct StudioRun {
   int exitCode = -1;
   QString standardError;
+  QString standardOutput;
 };
 
-// Runs trainbench-studio with its own HOME and XDG_CONFIG_HOME under `home`.
-StudioRun runStudio(const QStringList& arguments, const QString& home) {
+enum class Screen { Offscreen, None };
+
+// Runs trainbench-studio with its own HOME and XDG_CONFIG_HOME under `home`,
+// on the offscreen platform or with no display at all (no platform named,
+// no X11 or Wayland display to find).
+StudioRun runStudio(const QStringList& arguments, const QString& home,
+                    Screen display = Screen::Offscreen) {
   QProcess process;
   QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
   environment.insert(QStringLiteral("HOME"), home);
   environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/config"));
-  environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+  if (display == Screen::Offscreen) {
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+  } else {
+    for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) {
+      environment.remove(QString::fromLatin1(name));
+    }
+  }
   process.setProcessEnvironment(environment);
   process.start(QStringLiteral(TB_STUDIO_BINARY), arguments);
   if (!process.waitForFinished(60000)) {
@@ -43,7 +55,8 @@ StudioRun runStudio(const QStringList& arguments, const QString& home) {
     return {};
   }
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-          QString::fromLocal8Bit(process.readAllStandardError())};
+          QString::fromLocal8Bit(process.readAllStandardError()),
+          QString::fromLocal8Bit(process.readAllStandardOutput())};
 }
 
 int distinctColours(const QImage& image) {
@@ -135,6 +148,19 @@ class ScreenshotTest : public QObject {
     // A screenshot reads settings but never writes them.
     QVERIFY(
         !QFile::exists(home.filePath(QStringLiteral("config/TrainBench/TrainBench Studio.conf"))));
+  }
+
+  void helpAndVersionNeedNoDisplay() {
+    QTemporaryDir home;
+    const StudioRun help = runStudio({QStringLiteral("--help")}, home.path(), Screen::None);
+    QVERIFY2(help.exitCode == 0, qPrintable(help.standardError));
+    QVERIFY2(help.standardOutput.contains(QLatin1String("--screenshot <file>")),
+             qPrintable(help.standardOutput));
+    QVERIFY(help.standardOutput.contains(QLatin1String("cluster plan folders")));
+    const StudioRun version = runStudio({QStringLiteral("--version")}, home.path(), Screen::None);
+    QVERIFY2(version.exitCode == 0, qPrintable(version.standardError));
+    QVERIFY2(version.standardOutput.contains(QStringLiteral(TB_PROJECT_VERSION)),
+             qPrintable(version.standardOutput));
   }
 
   void studioBinaryRefusesAnUnknownPage() {
