@@ -168,10 +168,14 @@ void MainWindow::applyRecommendation(const QString& policy, const QString& runti
   // The planner's answer feeds both places a user acts on it: the engine run
   // form (with the runtime it was planned for, which moves the peak), and the
   // image's checkpointing switches for cluster jobs.
-  runsPage_->applyRecomputePolicy(policy, runtime);
+  const bool runs = runsPage_->applyRecomputePolicy(policy, runtime);
   optimizationsPage_->applyCheckpointRecommendation(policy != QLatin1String("none"));
   statusBar()->showMessage(
-      tr("Recommendation --recompute %1 applied to the Runs and Optimizations pages").arg(policy),
+      runs ? tr("Recommendation --recompute %1 applied to the Runs and Optimizations pages")
+                 .arg(policy)
+           : tr("Recommendation --recompute %1 applied to the Optimizations page; the engine "
+                "on the Runs page does not run it")
+                 .arg(policy),
       8000);
 }
 

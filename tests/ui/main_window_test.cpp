@@ -119,6 +119,14 @@ class MainWindowTest : public QObject {
     QCOMPARE(runForm->recomputePolicy(), QStringLiteral("none"));
     QCOMPARE(runForm->runtime(), QStringLiteral("stock"));
     QVERIFY(!optimizations->currentConfig().checkpointOptimization);
+
+    // torchtitan's op is for its jobs: the image switches take it, the
+    // engine's form keeps what it had, and the status line says why.
+    Q_EMIT memory->recomputeRecommended(QStringLiteral("op"), QString());
+    QCOMPARE(runForm->recomputePolicy(), QStringLiteral("none"));
+    QVERIFY(optimizations->currentConfig().checkpointOptimization);
+    QVERIFY2(window->statusBar()->currentMessage().contains(QStringLiteral("does not run it")),
+             qPrintable(window->statusBar()->currentMessage()));
   }
 
   void defaultSizeIsUsedWhenNothingIsSaved() {

@@ -467,6 +467,44 @@ class RunsPageTest : public QObject {
     QVERIFY(startButton()->isEnabled());
   }
 
+  void everyPolicyThePlannerProposesIsTakenAndRuns() {
+    // The engine profile's planner answers with any of these kinds.
+    const QStringList planned = {QStringLiteral("none"),
+                                 QStringLiteral("selective"),
+                                 QStringLiteral("selective:core_attn,layernorm,mlp_act,head"),
+                                 QStringLiteral("full"),
+                                 QStringLiteral("layers:2"),
+                                 QStringLiteral("layers:1+selective:core_attn,mlp_act")};
+    for (const QString& policy : planned) {
+      QVERIFY2(page().applyRecomputePolicy(policy), qPrintable(policy));
+      const auto args = form().arguments();
+      QVERIFY2(args, qPrintable(policy));
+      QVERIFY2(args->join(QLatin1Char(' ')).contains(QStringLiteral("--recompute ") + policy),
+               qPrintable(args->join(QLatin1Char(' '))));
+    }
+    // A framework's own plan is not the engine's: refused, the form unchanged.
+    for (const char* framework : {"op", "every:2", "uniform:3", "torchtitan:op"}) {
+      QVERIFY2(!page().applyRecomputePolicy(QLatin1String(framework)), framework);
+      QCOMPARE(form().recomputePolicy(), planned.back());
+      const QString said = widget<QLabel>("runStatus")->text();
+      QVERIFY2(said.contains(QLatin1String(framework)), qPrintable(said));
+    }
+    // Typed into the field, the engine's grammar refuses it too, by name.
+    form().setRecomputePolicy(QStringLiteral("every:2"));
+    QVERIFY(!form().arguments());
+    QVERIFY(
+        tb::ui::toQString(form().arguments().error().message).contains(QStringLiteral("every:2")));
+
+    // The richest kind trains to the end.
+    QVERIFY(page().applyRecomputePolicy(planned.back()));
+    form().setSteps(4);
+    QTest::mouseClick(startButton(), Qt::LeftButton);
+    TB_WAIT_FOR_RUN_END();
+    QCOMPARE(stateName(page().lastOutcome()->state), QStringLiteral("completed"));
+    QVERIFY(widget<QPlainTextEdit>("runLog")->toPlainText().contains(
+        QStringLiteral("layers:1+selective:core_attn,mlp_act")));
+  }
+
   void editedShapeBecomesOverrideFlags() {
     tb::ui::RunForm& form = this->form();
     form.setMemoryBudgetMiB(64);

@@ -1,6 +1,7 @@
 // The recompute field is an editable combo: the common policies are one click
 // away, and `layers:K` (or what the Memory page recommends) can be typed. Its
-// text is checked here with the CLI's grammar so a typo is caught before the
+// text is checked with the engine's own grammar (memory::parseEngineRecompute,
+// what `trainbench run --recompute` parses) so a typo is caught before the
 // child starts, but passed through unchanged. A data file is checked for
 // existence only: reading it is the engine's job, and its message names it.
 #include "ui/runs/run_form.h"
@@ -16,12 +17,12 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <limits>
 
+#include "tb/memory/memory_options.hpp"
 #include "ui/qt_text.h"
 #include "ui/widgets/combo_width.h"
 #include "ui/runtime_choices.h"
@@ -48,12 +49,6 @@ constexpr std::array<ShapeField, RunForm::kShapeFields> kShape = {{
     {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Sequence"), "--seq", &ModelConfig::seq, 1 << 18},
     {QT_TRANSLATE_NOOP("tb::ui::RunForm", "Micro-batch"), "--batch", &ModelConfig::batch, 4096},
 }};
-
-const QRegularExpression& recomputeGrammar() {
-  static const QRegularExpression grammar(
-      QStringLiteral("^(none|selective|full|auto|layers:[0-9]+)$"));
-  return grammar;
-}
 
 const QString kFileData = QStringLiteral("file");
 
@@ -230,10 +225,8 @@ tb::Expected<QStringList> RunForm::arguments() const {
   const ModelConfig config = model();
   if (const tb::Status valid = tb::model::validate(config); !valid) return valid.error();
   const QString policy = recomputePolicy();
-  if (!recomputeGrammar().match(policy).hasMatch()) {
-    return tb::makeError(tb::ErrorKind::BadInput,
-                         "recompute policy '" + toStdString(policy) +
-                             "' is not none, selective, full, auto or layers:K");
+  if (auto parsed = tb::memory::parseEngineRecompute(toStdString(policy)); !parsed) {
+    return parsed.error();
   }
   QStringList args = {QStringLiteral("run"), QStringLiteral("--model"), preset_->currentText()};
   const ModelConfig base = presetModel();

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 
+#include "tb/memory/memory_options.hpp"
 #include "ui/data_size.h"
 #include "ui/qt_text.h"
 #include "ui/runs/run_charts.h"
@@ -165,15 +166,24 @@ void RunsPage::stopRun() {
   stop_->setEnabled(false);
 }
 
-void RunsPage::applyRecomputePolicy(const QString& policy, const QString& runtime) {
+bool RunsPage::applyRecomputePolicy(const QString& policy, const QString& runtime) {
+  // A framework's plan (torchtitan's op, every:N) is for its jobs, not for
+  // the engine: the form keeps what it had rather than take a policy the run
+  // would refuse.
+  if (auto engine = tb::memory::parseEngineRecompute(toStdString(policy)); !engine) {
+    status_->setText(tr("Recompute %1 is not for the engine: %2")
+                         .arg(policy, toQString(engine.error().message)));
+    return false;
+  }
   form_->setRecomputePolicy(policy);
   if (runtime.isEmpty()) {
     status_->setText(tr("Recompute set to %1 from the Memory page.").arg(policy));
-    return;
+    return true;
   }
   form_->setRuntime(runtime);
   status_->setText(
       tr("Recompute set to %1 for the %2 runtime from the Memory page.").arg(policy, runtime));
+  return true;
 }
 
 void RunsPage::onEvent(const tb::runs::RunEvent& event) {

@@ -43,8 +43,9 @@ class RunsPage : public QWidget {
   void stopRun();
   /// Sets the form's recompute field (the Memory page's recommendation).
   /// Sets --recompute, and --runtime too when `runtime` is given: a plan holds
-  /// only for the runtime it was made for.
-  void applyRecomputePolicy(const QString& policy, const QString& runtime = {});
+  /// only for the runtime it was made for. A policy the engine does not run
+  /// is refused (said in the status line, the form unchanged): false.
+  bool applyRecomputePolicy(const QString& policy, const QString& runtime = {});
 
  Q_SIGNALS:
   void runningChanged(bool running);

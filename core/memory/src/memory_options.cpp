@@ -101,6 +101,26 @@ Expected<RecomputePolicy> parseRecompute(std::string_view text) {
              detail::frameworkRecomputeNames() + "; trainbench run also takes auto)");
 }
 
+Expected<std::optional<RecomputePolicy>> parseEngineRecompute(std::string_view text) {
+  if (text == "auto") return std::optional<RecomputePolicy>();
+  Expected<RecomputePolicy> policy = parseRecompute(text);
+  if (!policy) return policy.error();
+  switch (policy->kind) {
+    case RecomputeKind::None:
+    case RecomputeKind::Selective:
+    case RecomputeKind::Full:
+    case RecomputeKind::Layers: return std::optional<RecomputePolicy>(*policy);
+    case RecomputeKind::Op:
+    case RecomputeKind::Every:
+    case RecomputeKind::Uniform: break;
+  }
+  const std::string meaning = toString(*policy);
+  return bad("--recompute: '" + std::string(text) + "'" +
+             (meaning != text ? " (" + meaning + ")" : std::string()) +
+             " is a framework's policy the engine does not run (the engine takes none, "
+             "selective[:MODULES], full, layers:K, layers:K+selective[:MODULES] or auto)");
+}
+
 std::uint8_t selectiveModules(const RecomputePolicy& policy) {
   switch (policy.kind) {
     case RecomputeKind::Selective:

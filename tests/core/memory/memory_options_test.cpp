@@ -42,6 +42,30 @@ TEST(MemoryOptions, ParsesRecomputePoliciesIncludingLayerCounts) {
             "layers:6+selective:mlp_act,head");
 }
 
+TEST(MemoryOptions, EngineRecomputeIsAutoOrWhatTheEngineBlocksRun) {
+  const auto automatic = parseEngineRecompute("auto");
+  ASSERT_TRUE(automatic.ok());
+  EXPECT_FALSE(automatic->has_value());
+  for (const char* text : {"none", "selective", "selective:core_attn,layernorm,mlp_act,head",
+                           "full", "layers:3", "layers:1+selective:core_attn,mlp_act"}) {
+    const auto policy = parseEngineRecompute(text);
+    ASSERT_TRUE(policy.ok()) << text;
+    ASSERT_TRUE(policy->has_value()) << text;
+    EXPECT_EQ(**policy, *parseRecompute(text)) << text;
+  }
+  // The frameworks' policies parse for the predictor but are not the engine's.
+  for (const char* text : {"op", "every:2", "uniform:4", "torchtitan:op"}) {
+    ASSERT_TRUE(parseRecompute(text).ok()) << text;
+    const auto policy = parseEngineRecompute(text);
+    ASSERT_FALSE(policy.ok()) << text;
+    EXPECT_EQ(policy.error().kind, ErrorKind::BadInput);
+    EXPECT_NE(policy.error().message.find("'" + std::string(text) + "'"), std::string::npos)
+        << policy.error().message;
+    EXPECT_NE(policy.error().message.find("--recompute"), std::string::npos);
+  }
+  EXPECT_FALSE(parseEngineRecompute("layers:x").ok());
+}
+
 TEST(MemoryOptions, MalformedLayerCountsAreRefused) {
   for (const char* text :
        {"layers:", "layers:-1", "layers:2x", "layers:x", "auto", "Full",

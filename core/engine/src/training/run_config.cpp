@@ -27,10 +27,10 @@ Expected<Device> parseDevice(std::string_view text) {
 }
 
 Expected<RecomputePolicy> parseRecomputePolicy(std::string_view text) {
-  if (text == "auto") return RecomputePolicy{RecomputeMode::Auto, 0};
-  auto policy = memory::parseRecompute(text);
+  auto policy = memory::parseEngineRecompute(text);
   if (!policy) return policy.error();
-  return fromMemoryPolicy(*policy);
+  if (!policy->has_value()) return RecomputePolicy{RecomputeMode::Auto, 0};
+  return fromMemoryPolicy(**policy);
 }
 
 std::uint8_t selectiveModules(const RecomputePolicy& policy) {

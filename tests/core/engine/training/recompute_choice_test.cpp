@@ -54,7 +54,9 @@ TEST(RecomputePolicyParse, AcceptsEverySpellingAndRoundTrips) {
 TEST(RecomputePolicyParse, NamesTheBadValue) {
   for (const char* text : {"", "some", "layers:", "layers:-1", "layers:2x", "Full", "layers:k",
                            "selective:", "selective:mlp", "selective:layernorm,layernorm",
-                           "layers:2+", "layers:2+full", "full+selective"}) {
+                           "layers:2+", "layers:2+full", "full+selective",
+                           // The frameworks' policies are not the engine's.
+                           "op", "every:2", "uniform:3", "torchtitan:op"}) {
     const auto policy = tb::engine::parseRecomputePolicy(text);
     ASSERT_FALSE(policy) << text;
     EXPECT_EQ(policy.error().kind, tb::ErrorKind::BadInput);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -90,6 +91,11 @@ enum class FrameworkVersion { Current, Dec2024, Mid2025 };
 /// megatron:..., deepspeed:..., hf:...); K and N are checked against the
 /// model later.
 [[nodiscard]] Expected<RecomputePolicy> parseRecompute(std::string_view text);
+/// What the embedded engine trains with (`trainbench run --recompute`): auto
+/// (nullopt: the engine picks at start against its memory budget), or any
+/// policy parseRecompute reads that the engine's blocks can run. op, every:N
+/// and uniform:N (and the framework names meaning them) are refused by name.
+[[nodiscard]] Expected<std::optional<RecomputePolicy>> parseEngineRecompute(std::string_view text);
 
 /// What a framework-named policy means in the predictor's terms, in one
 /// line ("torchtitan:op = op: ..."); empty for the predictor's own spellings.
