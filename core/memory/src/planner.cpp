@@ -117,21 +117,19 @@ struct ChoiceRules {
   double usable = 0;             ///< the budget less the margin
 };
 
-/// A torchtitan job can be told none, full, op or every:N, nothing else;
-/// the others stay on the curve to show the trade-off, but are not chosen.
+/// A framework's job can be told only the policies its settings spell
+/// (frameworkSpelling: Megatron's one granularity, torchtitan's modes, the
+/// others' on/off switch); the others stay on the curve to show the
+/// trade-off, but are not chosen. The engine runs every candidate.
 bool jobCanExpress(const ChoiceRules& rules, const RecomputePolicy& policy) {
-  if (rules.profile != Profile::Torchtitan) return true;
-  switch (policy.kind) {
-    case RecomputeKind::None:
-    case RecomputeKind::Full:
-    case RecomputeKind::Op:
-    case RecomputeKind::Every: return true;
-    case RecomputeKind::Layers:
-      return policy.modules == 0 && (policy.layers == 0 || policy.layers == rules.stageLayers);
-    case RecomputeKind::Selective:
-    case RecomputeKind::Uniform: break;
+  if (rules.profile == Profile::Engine) return true;
+  RecomputePolicy named = policy;
+  // The curve's ends are none and full in every framework's words.
+  if (named.kind == RecomputeKind::Layers && named.modules == 0) {
+    if (named.layers == 0) named = {RecomputeKind::None, 0};
+    if (named.layers == rules.stageLayers) named = {RecomputeKind::Full, 0};
   }
-  return false;
+  return !frameworkSpelling(rules.profile, named).empty();
 }
 
 /// The fastest expressible candidate that fits (ties to the smaller peak),

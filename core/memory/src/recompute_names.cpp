@@ -155,9 +155,13 @@ std::string frameworkSpelling(Profile profile, const RecomputePolicy& policy) {
       }
       return {};
     case Profile::DeepSpeed:
+      if (policy.kind == RecomputeKind::None) return "no activation checkpointing";
       return policy.kind == RecomputeKind::Full ? "activation checkpointing of every layer"
                                                 : std::string();
     case Profile::Fsdp:
+      if (policy.kind == RecomputeKind::None) {
+        return "TrainingArguments(gradient_checkpointing=False)";
+      }
       return policy.kind == RecomputeKind::Full ? "TrainingArguments(gradient_checkpointing=True)"
                                                 : std::string();
     case Profile::Engine: break;

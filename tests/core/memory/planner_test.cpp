@@ -193,5 +193,44 @@ TEST(RecomputePlanner, Llama3EightBOnAnEightyGigabyteCardNeedsRecomputation) {
   EXPECT_GT(p.curve.front().peakBytes, 80ull << 30);
 }
 
+TEST(RecomputePlanner, EachFrameworkIsProposedOnlyWhatItCanSpell) {
+  // Budgets from the no-recompute peak down past full recomputation's, for a
+  // Megatron, FSDP, DeepSpeed and torchtitan job: every plan that fits has the
+  // framework's own settings, and so has the next cheaper candidate.
+  for (const Profile profile :
+       {Profile::Megatron, Profile::Fsdp, Profile::DeepSpeed, Profile::Torchtitan}) {
+    PredictionInput input;
+    input.model = test::preset("llama3-8b");
+    input.model.seq = 8192;
+    input.profile = profile;
+    input.parallel = {8, 1, 1, profile == Profile::Megatron ? 1 : 3, false, true, DType::Bf16};
+    const RecomputePlan probe = plan(input, 1ull << 44);
+    const std::uint64_t top = probe.curve.front().peakBytes;
+    const std::uint64_t bottom = probe.curve.back().peakBytes;
+    int fitted = 0;
+    for (int step = 0; step <= 20; ++step) {
+      const std::uint64_t peak = bottom + (top - bottom) / 20 * static_cast<std::uint64_t>(step);
+      const RecomputePlan p = plan(input, budgetFor(peak, kDefaultPlanMargin));
+      if (!p.fits) continue;
+      ++fitted;
+      EXPECT_FALSE(frameworkSpelling(profile, p.policy).empty())
+          << toString(profile) << " " << toString(p.policy);
+      if (p.nextCheaper) {
+        EXPECT_FALSE(frameworkSpelling(profile, *p.nextCheaper).empty())
+            << toString(profile) << " next " << toString(*p.nextCheaper);
+      }
+    }
+    EXPECT_GE(fitted, 15) << toString(profile);
+  }
+  // The engine keeps its wider set: a module set behind K full blocks.
+  const PredictionInput engine = smallEngine();
+  PredictionInput lean = engine;
+  lean.recompute = {RecomputeKind::Selective, 0, model::kAllRecomputeModules};
+  const RecomputePlan p =
+      plan(engine, budgetFor(test::predict(lean).totalBytes - (4u << 20), 0.05));
+  EXPECT_TRUE(frameworkSpelling(Profile::Engine, p.policy).empty());
+  EXPECT_NE(p.policy.modules, 0);
+}
+
 }  // namespace
 }  // namespace tb::memory
