@@ -196,13 +196,13 @@ TEST(CliBenchmark, EventsOnStdoutAndJsonTogetherAreRefused) {
 TEST(CliBenchmark, BadInputExitsTwoNamingTheValue) {
   const CliRun repeats = runCli({"benchmark", "--model", "tiny", "--repeats", "0"});
   EXPECT_EQ(repeats.exitCode, 2);
-  EXPECT_NE(repeats.err.find("--repeats: 0"), std::string::npos) << repeats.err;
+  EXPECT_NE(repeats.err.find("--repeats 0: must be at least 1"), std::string::npos) << repeats.err;
   const CliRun model = runCli({"benchmark", "--model", "gpt-17"});
   EXPECT_EQ(model.exitCode, 2);
   EXPECT_NE(model.err.find("gpt-17"), std::string::npos) << model.err;
   const CliRun warmup = runCli({"benchmark", "--steps", "3", "--warmup", "3"});
   EXPECT_EQ(warmup.exitCode, 2);
-  EXPECT_NE(warmup.err.find("--warmup: 3"), std::string::npos) << warmup.err;
+  EXPECT_NE(warmup.err.find("--warmup 3: must be"), std::string::npos) << warmup.err;
   EXPECT_TRUE(repeats.out.empty() && model.out.empty() && warmup.out.empty());
 }
 

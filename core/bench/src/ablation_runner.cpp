@@ -287,21 +287,25 @@ Status validate(const AblationSpec& spec) {
   const auto bad = [](const std::string& message) {
     return Status(makeError(ErrorKind::BadInput, message));
   };
-  if (spec.repeats < 1) return bad("--repeats: " + std::to_string(spec.repeats) + " is not >= 1");
-  if (spec.steps < 1) return bad("--steps: " + std::to_string(spec.steps) + " is not >= 1");
+  if (spec.repeats < 1)
+    return bad("--repeats " + std::to_string(spec.repeats) + ": must be at least 1");
+  if (spec.steps < 1) return bad("--steps " + std::to_string(spec.steps) + ": must be at least 1");
   if (spec.warmupSteps < 0 || spec.warmupSteps >= spec.steps) {
-    return bad("--warmup: " + std::to_string(spec.warmupSteps) +
-               " must be at least 0 and less than --steps (" + std::to_string(spec.steps) +
+    return bad("--warmup " + std::to_string(spec.warmupSteps) +
+               ": must be at least 0 and less than --steps (" + std::to_string(spec.steps) +
                "), or no step would be measured");
   }
   if (spec.device != "cpu" && spec.device != "cuda") {
     return bad("--device: unknown device '" + spec.device + "' (known: cpu, cuda)");
   }
-  if (spec.threads < 0) return bad("--threads: " + std::to_string(spec.threads) + " is negative");
+  if (spec.threads < 0)
+    return bad("--threads " + std::to_string(spec.threads) +
+               ": must be 0 (physical cores) or more");
   if (spec.processes < 0) {
-    return bad("--nproc-per-node: " + std::to_string(spec.processes) + " is negative");
+    return bad("--nproc-per-node " + std::to_string(spec.processes) +
+               ": must be 0 (one process) or more");
   }
-  if (spec.memoryBudgetBytes == 0) return bad("--memory-budget: 0 bytes leaves nothing to run");
+  if (spec.memoryBudgetBytes == 0) return bad("--memory-budget 0: leaves nothing to run");
   if (spec.program.empty()) return bad("no trainbench program to run the configurations");
   if (spec.outDir.empty()) return bad("--out: an output directory is needed");
   return {};

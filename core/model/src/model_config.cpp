@@ -84,28 +84,33 @@ ModelConfig applyOverrides(ModelConfig config, const ModelOverrides& overrides) 
   return config;
 }
 
+// Each shape field is set on the command line (and in the Runs form, which
+// writes the same command) by the option of its name, so a message names the
+// option and the value the user gave it.
 Status validate(const ModelConfig& config) {
   for (const auto& limit : kLimits) {
     const std::int64_t value = config.*(limit.member);
     if (value < 1 || value > limit.max) {
-      return bad("model " + std::string(limit.field) + " must be between 1 and " +
-                 std::to_string(limit.max) + ", got " + std::to_string(value));
+      return bad("--" + std::string(limit.field) + " " + std::to_string(value) +
+                 ": must be between 1 and " + std::to_string(limit.max));
     }
   }
   if (config.dim % config.heads != 0) {
-    return bad("model dim " + std::to_string(config.dim) + " is not divisible by heads " +
+    return bad("--dim " + std::to_string(config.dim) + ": not divisible by --heads " +
                std::to_string(config.heads));
   }
   if (config.heads % config.kvHeads != 0) {
-    return bad("model heads " + std::to_string(config.heads) + " is not a multiple of kv-heads " +
+    return bad("--heads " + std::to_string(config.heads) + ": not a multiple of --kv-heads " +
                std::to_string(config.kvHeads));
   }
   if (headDim(config) % 2 != 0) {
-    return bad("head dimension (dim / heads) must be even for rotary embeddings, got " +
-               std::to_string(headDim(config)));
+    return bad("--dim " + std::to_string(config.dim) + " / --heads " +
+               std::to_string(config.heads) + " = " + std::to_string(headDim(config)) +
+               ": the head dimension must be even for rotary embeddings");
   }
   if (!(config.ropeTheta > 1.0) || config.ropeTheta > 1e12) {
-    return bad("rope theta must be between 1 and 1e12, got " + std::to_string(config.ropeTheta));
+    return bad("model " + config.name + ": rope theta must be between 1 and 1e12, got " +
+               std::to_string(config.ropeTheta));
   }
   return {};
 }

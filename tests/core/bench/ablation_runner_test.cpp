@@ -197,13 +197,14 @@ TEST_F(AblationRunnerTest, ChildCommandCarriesTheStepFlagsBudgetAndRunDirectory)
 
 TEST_F(AblationRunnerTest, BadSpecsNameTheValue) {
   spec_.repeats = 0;
-  EXPECT_NE(validate(spec_).error().message.find("--repeats: 0"), std::string::npos);
+  EXPECT_NE(validate(spec_).error().message.find("--repeats 0: must be at least 1"),
+            std::string::npos);
   spec_.repeats = 1;
   spec_.warmupSteps = 3;
-  EXPECT_NE(validate(spec_).error().message.find("--warmup: 3"), std::string::npos);
+  EXPECT_NE(validate(spec_).error().message.find("--warmup 3: must be"), std::string::npos);
   spec_.warmupSteps = 0;
   spec_.memoryBudgetBytes = 0;
-  EXPECT_NE(validate(spec_).error().message.find("--memory-budget"), std::string::npos);
+  EXPECT_NE(validate(spec_).error().message.find("--memory-budget 0: "), std::string::npos);
   EXPECT_FALSE(runAblation(spec_, {}).ok());
 }
 

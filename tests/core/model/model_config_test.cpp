@@ -75,7 +75,7 @@ TEST(ModelShapes, OverridesChangeOnlyTheGivenFieldsAndRenameTheModel) {
   EXPECT_EQ(tb::model::applyOverrides(preset("tiny"), {}).name, "tiny");
 }
 
-TEST(ModelShapes, ValidationNamesTheBadFieldAndValue) {
+TEST(ModelShapes, ValidationNamesTheOptionAndItsValue) {
   const auto messageFor = [](ModelConfig config) {
     const tb::Status status = tb::model::validate(config);
     EXPECT_FALSE(status.ok());
@@ -83,20 +83,21 @@ TEST(ModelShapes, ValidationNamesTheBadFieldAndValue) {
   };
   ModelConfig config = preset("tiny");
   config.vocab = 0;
-  EXPECT_NE(messageFor(config).find("vocab"), std::string::npos);
+  EXPECT_NE(messageFor(config).find("--vocab 0: must be between 1 and"), std::string::npos);
   config = preset("tiny");
   config.batch = -3;
-  EXPECT_NE(messageFor(config).find("-3"), std::string::npos);
+  EXPECT_NE(messageFor(config).find("--batch -3: "), std::string::npos);
   config = preset("tiny");
   config.heads = 3;  // 64 is not divisible by 3
-  EXPECT_NE(messageFor(config).find("heads 3"), std::string::npos);
+  EXPECT_NE(messageFor(config).find("--dim 64: not divisible by --heads 3"), std::string::npos);
   config = preset("tiny");
   config.kvHeads = 3;
-  EXPECT_NE(messageFor(config).find("kv-heads 3"), std::string::npos);
+  EXPECT_NE(messageFor(config).find("not a multiple of --kv-heads 3"), std::string::npos);
   config = preset("tiny");
   config.heads = 64;  // head_dim 1 cannot be rotated in pairs
   config.kvHeads = 1;
-  EXPECT_NE(messageFor(config).find("even"), std::string::npos);
+  EXPECT_NE(messageFor(config).find("--dim 64 / --heads 64 = 1: the head dimension must be even"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -44,13 +44,14 @@ Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, me
 
 Status checkRun(const RunConfig& config) {
   if (const Status model = validate(config.model); !model) return model;
-  if (config.steps < 1) return bad("steps must be at least 1, got " + std::to_string(config.steps));
+  if (config.steps < 1)
+    return bad("--steps " + std::to_string(config.steps) + ": must be at least 1");
   if (config.threads < 0 || config.threads > kMaxThreads) {
-    return bad("threads must be between 0 (physical cores) and " + std::to_string(kMaxThreads) +
-               ", got " + std::to_string(config.threads));
+    return bad("--threads " + std::to_string(config.threads) +
+               ": must be between 0 (physical cores) and " + std::to_string(kMaxThreads));
   }
   if (config.logEvery < 1) {
-    return bad("log-every must be at least 1, got " + std::to_string(config.logEvery));
+    return bad("--log-every " + std::to_string(config.logEvery) + ": must be at least 1");
   }
   if (config.seqMin != 0 || config.seqMax != 0) {
     const std::int64_t lo = config.seqMin != 0 ? config.seqMin : config.model.seq;
@@ -63,12 +64,12 @@ Status checkRun(const RunConfig& config) {
   }
   if (config.dataParallel) {
     if (config.dataParallel->bucketMiB < 0.0) {
-      return bad("bucket-mb must be 0 (one all-reduce after backward) or more, got " +
-                 formatDecimal(config.dataParallel->bucketMiB));
+      return bad("--bucket-mb " + formatDecimal(config.dataParallel->bucketMiB) +
+                 ": must be 0 (one all-reduce after backward) or more");
     }
     if (config.dataParallel->zeroStage != 0 && config.dataParallel->zeroStage != 1) {
-      return bad("zero: stage " + std::to_string(config.dataParallel->zeroStage) +
-                 " is not one the engine has (0: whole moments on every rank, 1: moments "
+      return bad("--zero " + std::to_string(config.dataParallel->zeroStage) +
+                 ": not a stage the engine has (0: whole moments on every rank, 1: moments "
                  "sharded over the ranks)");
     }
     if (config.dataParallel->zeroStage == 1 && !config.runtime.flatGradients) {
@@ -76,12 +77,13 @@ Status checkRun(const RunConfig& config) {
                  toString(config.runtime) + "' does not use (drop -flat-grads, or --zero 0)");
     }
     if (config.dataParallel->timeout.count() <= 0) {
-      return bad("dist-timeout must be positive, got " +
-                 std::to_string(config.dataParallel->timeout.count()) + " ms");
+      return bad("--dist-timeout " +
+                 formatDecimal(static_cast<double>(config.dataParallel->timeout.count()) / 1000.0) +
+                 ": must be positive");
     }
   }
   if (config.saveEvery < 0) {
-    return bad("save-every must be 0 (never) or more, got " + std::to_string(config.saveEvery));
+    return bad("--save-every " + std::to_string(config.saveEvery) + ": must be 0 (never) or more");
   }
   if (config.device == Device::Cuda && !cudaAvailable()) {
     const std::string why =

@@ -242,7 +242,7 @@ TEST(Trainer, BadInputFailsBeforeARunDirectoryExists) {
   auto result = tb::engine::runTraining(config);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().kind, tb::ErrorKind::BadInput);
-  EXPECT_NE(result.error().message.find("steps must be at least 1, got 0"), std::string::npos);
+  EXPECT_NE(result.error().message.find("--steps 0: must be at least 1"), std::string::npos);
   config.steps = 2;
   config.model.kvHeads = 3;
   result = tb::engine::runTraining(config);
