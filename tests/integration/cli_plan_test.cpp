@@ -103,5 +103,28 @@ TEST(CliPlan, TextOutputNamesTheRecommendation) {
   EXPECT_NE(run.out.find("selective"), std::string::npos);
 }
 
+// The help line of --gpu-memory in plan and memory, where the option sits.
+std::string gpuMemoryHelp(const std::string& command) {
+  const CliRun help = runCli({command, "--help"}, cleanConfig());
+  EXPECT_EQ(help.exitCode, 0) << help.err;
+  const std::size_t at = help.out.find("--gpu-memory");
+  return at == std::string::npos ? std::string()
+                                 : help.out.substr(at, help.out.find('\n', at) - at);
+}
+
+TEST(CliPlan, HelpSaysTheBudgetIsRequiredAsTheCommandDoes) {
+  const std::string planHelp = gpuMemoryHelp("plan");
+  EXPECT_NE(planHelp.find("(required)"), std::string::npos) << planHelp;
+  const CliRun withoutBudget = runCli({"plan", "--model", "small"}, cleanConfig());
+  EXPECT_EQ(withoutBudget.exitCode, 2);
+  EXPECT_NE(withoutBudget.err.find("--gpu-memory"), std::string::npos) << withoutBudget.err;
+  // memory checks against the budget only when it is given: no default size.
+  const std::string memoryHelp = gpuMemoryHelp("memory");
+  EXPECT_NE(memoryHelp.find("(default: no check)"), std::string::npos) << memoryHelp;
+  const CliRun memory = runCli({"memory", "--model", "small", "--json"}, cleanConfig());
+  EXPECT_EQ(memory.exitCode, 0) << memory.err;
+  EXPECT_TRUE(parseSingleDocument(memory)["fits"].is_null()) << memory.out;
+}
+
 }  // namespace
 }  // namespace tb::cli::test

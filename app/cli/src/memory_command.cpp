@@ -119,7 +119,9 @@ RegisteredCommand registerMemoryCommand(CLI::App& app) {
   auto options = std::make_shared<MemoryOptions>();
   CLI::App* command =
       app.add_subcommand("memory", "Predict the peak memory of a training job, term by term");
-  addPredictionFlags(*command, options->prediction);
+  addPredictionFlags(*command, options->prediction,
+                     "Memory of one device in GiB: says whether the prediction fits "
+                     "(default: no check)");
   command
       ->add_option("--recompute", options->recompute,
                    "none (default), selective, selective:MODULES (core_attn, layernorm, "

@@ -39,7 +39,8 @@ Expected<std::string> applyRuntime(const std::string& text, memory::PredictionIn
 #endif
 }
 
-void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
+void addPredictionFlags(CLI::App& command, PredictionFlags& flags,
+                        const std::string& gpuMemoryHelp) {
   addModelFlags(command, flags.model);
   addParallelFlags(command, flags.parallel);
   command
@@ -68,8 +69,7 @@ void addPredictionFlags(CLI::App& command, PredictionFlags& flags) {
                   "tuned (default, as run) or stock, then optional ,-SWITCH or ,+SWITCH; "
                   "engine profile only")
       ->type_name("RUNTIME");
-  command.add_option("--gpu-memory", flags.gpuMemory, "Memory of one device in GiB (80)")
-      ->type_name("GIB");
+  command.add_option("--gpu-memory", flags.gpuMemory, gpuMemoryHelp)->type_name("GIB");
   command.add_flag("--no-calibration", flags.noCalibration,
                    "Ignore the stored calibration (memory-calibration.json in the config "
                    "directory)");

@@ -43,7 +43,10 @@ struct ResolvedPrediction {
 
 /// Adds MODEL-FLAGS, PARALLEL-FLAGS, --profile, --compile, --runtime,
 /// --framework-version, --float8, --gpu-memory, --no-calibration, --json.
-void addPredictionFlags(CLI::App& command, PredictionFlags& flags);
+/// `gpuMemoryHelp` is the command's own help for --gpu-memory: one command
+/// needs it, another only checks the prediction against it.
+void addPredictionFlags(CLI::App& command, PredictionFlags& flags,
+                        const std::string& gpuMemoryHelp);
 
 /// Applies `runtime`, spelled as `run --runtime` takes it (empty: tuned, run's
 /// default), to an engine-profile input and returns its spelling.

@@ -145,7 +145,8 @@ RegisteredCommand registerPlanCommand(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand(
       "plan", "The least activation recomputation that fits a memory budget, and the curve");
-  addPredictionFlags(*command, options->prediction);
+  addPredictionFlags(*command, options->prediction,
+                     "Memory of one device in GiB, the budget to plan for (required)");
   command
       ->add_option("--margin", options->margin,
                    "Share of the budget kept free, 0 to <1 (default 0.05)")
