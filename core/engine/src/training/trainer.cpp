@@ -44,8 +44,9 @@ Error bad(const std::string& message) { return makeError(ErrorKind::BadInput, me
 
 Status checkRun(const RunConfig& config) {
   if (const Status model = validate(config.model); !model) return model;
-  if (config.steps < 1)
+  if (config.steps < 1) {
     return bad("--steps " + std::to_string(config.steps) + ": must be at least 1");
+  }
   if (config.threads < 0 || config.threads > kMaxThreads) {
     return bad("--threads " + std::to_string(config.threads) +
                ": must be between 0 (physical cores) and " + std::to_string(kMaxThreads));
