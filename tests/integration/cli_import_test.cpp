@@ -127,6 +127,41 @@ TEST_F(CliImport, FourMegatronRunsBecomeTheAblationOfAnHtmlReport) {
   EXPECT_FALSE(std::filesystem::exists(path("never.html")));
 }
 
+// Jaong/Checkpoint-of-CPT's trainer_state.json: 95 % of its train_runtime
+// was evaluation and prediction, which the throughput leaves out, and says
+// so in --json, in the cluster file and in the report.
+TEST_F(CliImport, ATrainerRunsEvaluationIsLeftOutAndSaidEverywhere) {
+  const std::string state = kLogs + "hf-trainer/trainer_state_cpt_crlf.json";
+  const CliRun imported = runCli({"import", state, "--label", "AC2", "--gpus", "1", "--seq", "512",
+                                  "--out", path("cluster.json"), "--json"});
+  ASSERT_EQ(imported.exitCode, 0) << imported.err;
+  const auto run = parseSingleDocument(imported)["runs"][0];
+  EXPECT_NEAR(run["excluded_seconds"].get<double>(), 61258.829, 1e-6);
+  EXPECT_EQ(run["excluded_kinds"], nlohmann::json({"eval", "predict"}));
+  const double training = 64358.151 - 61258.829;
+  EXPECT_NEAR(run["medians"]["samples_per_s"].get<double>(), 0.511 * 64358.151 / training, 1e-9);
+
+  const std::string cluster = read(path("cluster.json"));
+  EXPECT_NE(cluster.find("\"excluded_seconds\": 61258.82"), std::string::npos) << cluster;
+  EXPECT_NE(cluster.find("\"excluded_kinds\""), std::string::npos) << cluster;
+  const CliRun report = runCli(
+      {"report", "--in", kResults, "--import", path("cluster.json"), "--out", path("report.md")});
+  ASSERT_EQ(report.exitCode, 0) << report.err;
+  EXPECT_NE(read(path("report.md"))
+                .find("AC2 (cluster): throughput over training time only: the 61258.8 s of eval "
+                      "and predict that the log timed inside the run are left out."),
+            std::string::npos)
+      << read(path("report.md"));
+
+  const CliRun text = runCli({"import", state, "--label", "AC2"});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("holds 30625.5 s of eval (10 entries), 30633.3 s of predict (10 "
+                          "entries), left out: throughput and step time are over the 3099.3 s "
+                          "of training"),
+            std::string::npos)
+      << text.out;
+}
+
 TEST_F(CliImport, TextOutputNamesWhatTheFileDidNotHaveAndWhatWouldCompleteIt) {
   const CliRun run =
       runCli({"import", kLogs + "megatron/core_r0.8_log_throughput.log", "--label", "base"});

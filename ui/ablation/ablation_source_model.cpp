@@ -272,6 +272,14 @@ QString logDetails(const tb::logs::ImportedLog& log) {
     text += QCoreApplication::translate("tb::ui::AblationSourceModel", " \u00b7 partial: %1")
                 .arg(toQString(run.partialReason));
   }
+  if (log.excludedSeconds) {
+    QStringList kinds;
+    for (const std::string& kind : log.excludedKinds) kinds << toQString(kind);
+    text += QCoreApplication::translate("tb::ui::AblationSourceModel",
+                                        " \u00b7 %1 s of %2 left out of the throughput")
+                .arg(*log.excludedSeconds, 0, 'f', 1)
+                .arg(kinds.join(QStringLiteral(", ")));
+  }
   if (!log.found.empty()) {
     QStringList found;
     for (const std::string& field : log.found) found << toQString(field);

@@ -139,6 +139,8 @@ Json importToJson(const logs::ImportedLog& imported, const std::string& label) {
                 {"mfu", optionalNumber(m.mfu)},
                 {"benchmark_throughput", optionalNumber(m.benchmarkThroughput)}}},
               {"peak_memory_bytes", optionalNumber(imported.peakMemoryBytes)},
+              {"excluded_seconds", optionalNumber(imported.excludedSeconds)},
+              {"excluded_kinds", imported.excludedKinds},
               {"found", imported.found},
               {"missing", imported.missing},
               {"hints", imported.hints}};

@@ -51,6 +51,8 @@ Expected<std::vector<ConfigurationResult>> parseClusterJson(std::string_view tex
     row.tflopsPerGpu = optionalField(run, "tflops_per_gpu");
     row.peakMemoryGib = optionalField(run, "peak_memory_gib");
     row.stepTimeS = optionalField(run, "step_time_s");
+    row.excludedSeconds = optionalField(run, "excluded_seconds");
+    row.excludedKinds = run.value("excluded_kinds", std::vector<std::string>{});
     if (run.contains("losses") || run.contains("loss_steps")) {
       row.lossCurve = run.value("losses", std::vector<double>{});
       row.lossSteps = run.value("loss_steps", std::vector<std::int64_t>{});
@@ -76,6 +78,8 @@ std::string clusterJsonText(const std::vector<ClusterRun>& runs) {
     put("tflops_per_gpu", run.tflopsPerGpu);
     put("peak_memory_gib", run.peakMemoryGib);
     put("step_time_s", run.stepTimeS);
+    put("excluded_seconds", run.excludedSeconds);
+    if (!run.excludedKinds.empty()) entry["excluded_kinds"] = run.excludedKinds;
     if (!run.notes.empty()) entry["notes"] = run.notes;
     if (!run.lossCurve.empty()) {
       entry["loss_steps"] = run.lossSteps;

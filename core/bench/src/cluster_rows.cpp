@@ -69,6 +69,8 @@ Expected<std::vector<ConfigurationResult>> configurationsFromRows(
     run.repeat = static_cast<int>(config.runs.size());
     run.tokensPerS = row.tokensPerSPerGpu ? *row.tokensPerSPerGpu : *row.tflopsPerGpu;
     run.stepTimeS = row.stepTimeS.value_or(0.0);
+    run.excludedSeconds = row.excludedSeconds.value_or(0.0);
+    run.excludedKinds = row.excludedKinds;
     if (row.peakMemoryGib) {
       run.peakBytes = static_cast<std::uint64_t>(std::llround(*row.peakMemoryGib * kGiB));
     }

@@ -34,6 +34,8 @@ Expected<ClusterRun> clusterRunFromLog(const logs::ImportedLog& imported, const 
   row.tokensPerSPerGpu = imported.medians.tokensPerSecondPerGpu;
   row.tflopsPerGpu = imported.medians.tflopsPerGpu;
   row.stepTimeS = imported.medians.stepTimeSeconds;
+  row.excludedSeconds = imported.excludedSeconds;
+  row.excludedKinds = imported.excludedKinds;
   if (imported.peakMemoryBytes) row.peakMemoryGib = *imported.peakMemoryBytes / kGiB;
   if (!row.tokensPerSPerGpu && !row.tflopsPerGpu) {
     std::string why = run.source + ": no throughput per GPU can be derived from it";

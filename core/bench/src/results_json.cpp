@@ -40,6 +40,8 @@ Json runJson(const RunMeasurement& run) {
             {"peak_bytes", run.peakBytes},    {"mfu", run.mfu},
             {"loss_first", run.lossFirst},    {"loss_last", run.lossLast}};
   if (!run.runDir.empty()) json["run_dir"] = run.runDir;
+  if (run.excludedSeconds > 0.0) json["excluded_seconds"] = run.excludedSeconds;
+  if (!run.excludedKinds.empty()) json["excluded_kinds"] = run.excludedKinds;
   return json;
 }
 
@@ -57,6 +59,8 @@ RunMeasurement runFrom(const Json& json) {
   run.lossFirst = json.value("loss_first", 0.0);
   run.lossLast = json.value("loss_last", 0.0);
   run.runDir = json.value("run_dir", std::string());
+  run.excludedSeconds = json.value("excluded_seconds", 0.0);
+  run.excludedKinds = json.value("excluded_kinds", std::vector<std::string>{});
   return run;
 }
 

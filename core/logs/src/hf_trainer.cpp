@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "excluded_time.hpp"
 #include "format_parser.hpp"
 #include "log_text.hpp"
 #include "python_json.hpp"
@@ -41,6 +42,9 @@ struct TrainerFile {
       summary;                       ///< final log_history entry, or a results file's train_* keys
   std::optional<double> tokensSeen;  ///< num_input_tokens_seen beside that summary (all ranks)
   std::int64_t records = 0;          ///< training entries read into the sink
+  /// Non-training runtimes after the last summary entry (all of them, in a
+  /// checkpoint's state that has no summary yet).
+  std::vector<runs::ExcludedTime> unclaimedExcluded;
 };
 
 /// Builds JSON values as nlohmann's DOM parser does, except that the elements
@@ -236,6 +240,21 @@ bool isTrainingEntry(const Json& entry) {
          !hasKeyWithPrefix(entry, "test_");
 }
 
+/// An entry's `<split>_runtime` keys (evaluation, prediction), step or no
+/// step: user code that appends a prediction entry leaves the step out, yet
+/// its time was spent inside train().
+Status tallyNonTraining(const Json& entry, ExcludedTimeTally& tally,
+                        const std::function<Error(std::string)>& fail) {
+  for (const auto& item : entry.items()) {
+    const auto kind = nonTrainingRuntimeKind(item.key());
+    if (!kind) continue;
+    std::optional<double> seconds;
+    if (Status status = readNumber(entry, item.key(), seconds, fail); !status) return status;
+    if (seconds) tally.add(*kind, *seconds);
+  }
+  return {};
+}
+
 class NullSink final : public StepSink {
  public:
   void add(const runs::ImportedStep& /*step*/) override {}
@@ -254,6 +273,7 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
     };
   };
 
+  ExcludedTimeTally excluded;
   TrainerSax sax(
       [&](const Json& entry, std::size_t index) -> Status {
         const auto fail = failAtCurrent("log_history[" + std::to_string(index) + "]: ");
@@ -264,9 +284,11 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
           bool found = false;
           if (Status status = readSummary(entry, summary, found, out.tokensSeen, fail); !status)
             return status;
+          summary.excluded = excluded.takeForSummary();
           if (found) out.summary = summary;
           return {};
         }
+        if (Status status = tallyNonTraining(entry, excluded, fail); !status) return status;
         if (!isTrainingEntry(entry)) return {};
         const auto stepIt = entry.find("step");
         // Trainer.log() always adds "step"; an entry without one was appended by
@@ -292,6 +314,7 @@ Status readTrainerFile(const fs::path& file, TrainerFile& out, StepSink& sink) {
       [&buffer] { return buffer.offset(); });
 
   const bool parsed = Json::sax_parse(text, &sax);
+  out.unclaimedExcluded = excluded.takeForSummary();
   if (in.bad()) return makeError(ErrorKind::Io, file.string() + ": reading the file failed");
   if (!parsed) {
     if (sax.entryError()) return *sax.entryError();
@@ -443,7 +466,10 @@ Status readHfTrainer(const std::filesystem::path& path, runs::ImportedRun& run, 
   std::optional<double> tokensSeen = state.summary ? state.tokensSeen : std::nullopt;
   if (results.summary) {
     if (!summary) {
+      // The state (a checkpoint's) ends before the summary: its evaluations
+      // ran inside the train() call whose summary the results file holds.
       summary = results.summary;
+      summary->excluded = state.unclaimedExcluded;
       tokensSeen = results.tokensSeen;
     } else {
       fillSummary(*summary, *results.summary);

@@ -353,6 +353,8 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
   detail::DerivedMedians derived = detail::deriveMedians(collector, run.summary, factors);
   out.medians = derived.medians;
   out.hints = std::move(derived.hints);
+  out.excludedSeconds = derived.excludedSeconds;
+  out.excludedKinds = std::move(derived.excludedKinds);
   out.hints.insert(out.hints.end(), notes.begin(), notes.end());
   out.skippedRecords = collector.skippedRecords();
   out.peakMemoryBytes = collector.peakMemoryBytes();

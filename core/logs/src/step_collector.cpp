@@ -16,6 +16,7 @@
 #include <span>
 #include <string_view>
 
+#include "excluded_time.hpp"
 #include "tb/common/statistics.hpp"
 #include "tb/common/text.hpp"
 
@@ -279,6 +280,42 @@ std::optional<double> inverse(const std::optional<double>& value) {
   return value && positive(*value) ? std::optional<double>(1.0 / *value) : std::nullopt;
 }
 
+std::string seconds(double value) { return formatDecimal(std::round(value * 10.0) / 10.0) + " s"; }
+
+std::string describeExcluded(const std::vector<runs::ExcludedTime>& excluded) {
+  std::vector<std::string> parts;
+  for (const runs::ExcludedTime& entry : excluded) {
+    parts.push_back(seconds(entry.seconds) + " of " + entry.kind + " (" +
+                    std::to_string(entry.entries) + (entry.entries == 1 ? " entry)" : " entries)"));
+  }
+  return joinList(parts, ", ");
+}
+
+/// What the summary's rates are multiplied by to count training time only:
+/// runtime / (runtime - what the file timed as not training). 1 when nothing
+/// is subtracted; the hints say which, and why.
+double trainingTimeFactor(const runs::ImportedSummary& summary, DerivedMedians& out) {
+  if (!summary.runtimeSeconds || !positive(*summary.runtimeSeconds)) return 1.0;
+  const double runtime = *summary.runtimeSeconds;
+  const double excluded = totalSeconds(summary.excluded);
+  if (summary.excluded.empty()) return 1.0;
+  if (excluded >= runtime) {
+    out.hints.push_back("the non-training runtimes before the summary (" +
+                        describeExcluded(summary.excluded) + ") add up to " + seconds(excluded) +
+                        ", not less than the summary's runtime of " + seconds(runtime) +
+                        ": they cannot all lie inside it (a resumed run?), so nothing is "
+                        "subtracted and the rates are whole-run averages");
+    return 1.0;
+  }
+  out.excludedSeconds = excluded;
+  for (const runs::ExcludedTime& entry : summary.excluded) out.excludedKinds.push_back(entry.kind);
+  out.hints.push_back("the summary's runtime of " + seconds(runtime) + " holds " +
+                      describeExcluded(summary.excluded) +
+                      ", left out: throughput and step time are over the " +
+                      seconds(runtime - excluded) + " of training");
+  return runtime / (runtime - excluded);
+}
+
 }  // namespace
 
 DerivedMedians deriveMedians(const StepCollector& collector,
@@ -299,21 +336,33 @@ DerivedMedians deriveMedians(const StepCollector& collector,
   std::optional<double> summaryTokensPerGpu;
   std::optional<double> summaryTokensJob;
   std::optional<double> summaryFlopsRate;  // TFLOP/s of the whole job
+  DerivedMedians out;
+  auto& hints = out.hints;
   if (summary) {
-    summarySteps = positiveOrNone(summary->stepsPerSecond);
-    summarySamples = positiveOrNone(summary->samplesPerSecond);
+    // Every summary rate is a count over the runtime: over training time
+    // only, each grows by the same factor.
+    const double factor = trainingTimeFactor(*summary, out);
+    const auto training = [factor](const std::optional<double>& rate) {
+      return rate ? std::optional<double>(*rate * factor) : std::nullopt;
+    };
+    summarySteps = training(positiveOrNone(summary->stepsPerSecond));
+    summarySamples = training(positiveOrNone(summary->samplesPerSecond));
     if (summary->tokensPerSecond && positive(summary->tokensPerSecond->value)) {
-      if (summary->tokensPerSecond->scope == runs::RateScope::PerGpu)
-        summaryTokensPerGpu = summary->tokensPerSecond->value;
-      else summaryTokensJob = summary->tokensPerSecond->value;
+      const double tokens = summary->tokensPerSecond->value * factor;
+      if (summary->tokensPerSecond->scope == runs::RateScope::PerGpu) summaryTokensPerGpu = tokens;
+      else summaryTokensJob = tokens;
     }
     if (summary->totalFlos && summary->runtimeSeconds && positive(*summary->totalFlos) &&
         positive(*summary->runtimeSeconds))
-      summaryFlopsRate = *summary->totalFlos / *summary->runtimeSeconds / 1e12;
+      summaryFlopsRate = *summary->totalFlos / *summary->runtimeSeconds / 1e12 * factor;
+    const FieldsSeen& seen = collector.seen();
+    if ((summarySteps || summarySamples) && !seen.stepTime && !seen.samplesPerSecond &&
+        !seen.tokensPerSecond)
+      hints.emplace_back(
+          "the rates are the summary's, over its whole runtime: time the file does not time "
+          "(checkpoint saving, the loop's start-up) stays inside them");
   }
 
-  DerivedMedians out;
-  auto& hints = out.hints;
   ImportMedians& m = out.medians;
   m.stepTimeSeconds = firstRule("step_time_s",
                                 {{med(MedianSeries::StepTime)},

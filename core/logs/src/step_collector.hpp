@@ -173,6 +173,11 @@ struct DerivedMedians {
   ImportMedians medians;
   /// What would complete an empty median: "tokens_per_s_per_gpu needs --seq".
   std::vector<std::string> hints;
+  /// Seconds of the summary's runtime that were not training and were left
+  /// out of its rates, and their kinds ("eval", "predict"); empty when
+  /// nothing was subtracted.
+  std::optional<double> excludedSeconds;
+  std::vector<std::string> excludedKinds;
 };
 
 /// The medians over the records after the warm-up, each from the first rule

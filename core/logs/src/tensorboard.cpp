@@ -17,6 +17,7 @@
 #include <system_error>
 #include <vector>
 
+#include "excluded_time.hpp"
 #include "format_parser.hpp"
 #include "tensorboard_event.pb.h"
 #include "tensorboard_scalars.hpp"
@@ -269,6 +270,10 @@ class RunReader {
       if (!event.has_summary()) return true;
       if (cut && event.step() >= *cut) return true;
       for (const auto& value : event.summary().value()) {
+        if (const auto kind = nonTrainingRuntimeTagKind(value.tag())) {
+          if (auto seconds = scalarOf(value, TagPlugin::Unknown)) excluded_.add(*kind, *seconds);
+          continue;
+        }
         const auto index = lookupTag(value.tag());
         if (!index) continue;
         rememberPlugin(value, plugins_[*index]);
@@ -295,7 +300,10 @@ class RunReader {
       case Target::WorldSize:
         if (value >= 1.0 && value <= 1e7) run_.worldSize = static_cast<int>(std::lround(value));
         return;
-      case Target::RunRuntimeSeconds: summary_.runtimeSeconds = value; return;
+      case Target::RunRuntimeSeconds:
+        summary_.runtimeSeconds = value;
+        summary_.excluded = excluded_.takeForSummary();
+        return;
       case Target::RunSamplesPerSecond: summary_.samplesPerSecond = value; return;
       case Target::RunStepsPerSecond: summary_.stepsPerSecond = value; return;
       case Target::RunTotalFlos: summary_.totalFlos = value; return;
@@ -348,6 +356,7 @@ class RunReader {
   StepMerger merger_;
   std::array<TagPlugin, kKnownTags.size()> plugins_{};
   runs::ImportedSummary summary_;
+  ExcludedTimeTally excluded_;  ///< the Trainer's eval/predict runtimes before its summary
   std::optional<std::int64_t> batch_;
   bool batchVaries_ = false;
   std::optional<std::string_view> framework_;

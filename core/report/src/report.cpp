@@ -24,7 +24,9 @@ std::string renderJson(const bench::AblationResults& results) {
                      {"step_time_median_s", row.stepTimeMedianS},
                      {"peak_bytes", row.peakBytes},
                      {"mfu", row.mfu},
-                     {"failed_runs", row.failedRuns}});
+                     {"failed_runs", row.failedRuns},
+                     {"excluded_seconds", row.excludedSeconds},
+                     {"excluded_kinds", row.excludedKinds}});
   }
   const nlohmann::ordered_json document{
       {"results", nlohmann::ordered_json::parse(bench::resultsToJson(results))},

@@ -126,10 +126,13 @@ std::string renderHtml(const bench::AblationResults& results, const ReportCharts
       "<p class=\"note\">Speedups compare each configuration with the Base of the same "
       "source, model, GPU count and unit; medians over the runs that finished.</p>\n";
   for (const ReportRow& row : rows) {
-    if (row.failedRuns == 0) continue;
-    out += "<p class=\"note\">" + escape(row.label) + " (" + escape(row.source) +
-           "): " + std::to_string(row.failedRuns) +
-           " run(s) did not finish and are excluded.</p>\n";
+    if (row.failedRuns > 0)
+      out += "<p class=\"note\">" + escape(row.label) + " (" + escape(row.source) +
+             "): " + std::to_string(row.failedRuns) +
+             " run(s) did not finish and are excluded.</p>\n";
+    if (const std::string excluded = excludedTimeNote(row); !excluded.empty())
+      out += "<p class=\"note\">" + escape(row.label) + " (" + escape(row.source) +
+             "): " + escape(excluded) + ".</p>\n";
   }
   out += chartsHtml(charts);
   return out + "</body>\n</html>\n";

@@ -2,8 +2,10 @@
 // divided by the engine's CPU tokens/s, and a Base of another model is not a
 // base at all.
 #include <algorithm>
+#include <cmath>
 
 #include "tb/bench/ablation.hpp"
+#include "tb/common/text.hpp"
 #include "tb/report/report.hpp"
 
 namespace tb::report {
@@ -48,9 +50,24 @@ std::vector<ReportRow> reportRows(const bench::AblationResults& results) {
         static_cast<int>(std::count_if(config.runs.begin(), config.runs.end(), [](const auto& run) {
           return run.state != runs::RunState::Completed;
         }));
+    for (const bench::RunMeasurement& run : config.runs) {
+      row.excludedSeconds += run.excludedSeconds;
+      for (const std::string& kind : run.excludedKinds) {
+        if (std::find(row.excludedKinds.begin(), row.excludedKinds.end(), kind) ==
+            row.excludedKinds.end())
+          row.excludedKinds.push_back(kind);
+      }
+    }
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::string excludedTimeNote(const ReportRow& row) {
+  if (row.excludedSeconds <= 0.0) return {};
+  return "throughput over training time only: the " +
+         formatDecimal(std::round(row.excludedSeconds * 10.0) / 10.0) + " s of " +
+         joinList(row.excludedKinds, " and ") + " that the log timed inside the run are left out";
 }
 
 }  // namespace tb::report

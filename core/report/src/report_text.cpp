@@ -84,9 +84,11 @@ std::string renderMarkdown(const bench::AblationResults& results) {
            " |\n";
   }
   for (const ReportRow& row : reportRows(results)) {
-    if (row.failedRuns == 0) continue;
-    notes += "- " + row.label + " (" + row.source + "): " + std::to_string(row.failedRuns) +
-             " run(s) did not finish and are excluded from its numbers.\n";
+    if (row.failedRuns > 0)
+      notes += "- " + row.label + " (" + row.source + "): " + std::to_string(row.failedRuns) +
+               " run(s) did not finish and are excluded from its numbers.\n";
+    if (const std::string excluded = excludedTimeNote(row); !excluded.empty())
+      notes += "- " + row.label + " (" + row.source + "): " + excluded + ".\n";
   }
   if (!notes.empty()) out += "\n" + notes;
   return out;

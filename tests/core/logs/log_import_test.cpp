@@ -530,8 +530,12 @@ TEST(Medians, ASummaryOnlyFileTakesItsMediansFromTheSummary) {
   EXPECT_DOUBLE_EQ(*derived.medians.stepTimeSeconds, 1 / 0.128);
   EXPECT_EQ(derived.medians.samplesPerSecond, 14.427);
   EXPECT_FALSE(derived.medians.tflopsPerGpu.has_value());
-  EXPECT_EQ(derived.hints, (std::vector<std::string>{"tokens_per_s_per_gpu needs --gpus and --seq",
-                                                     "tflops_per_gpu needs --gpus"}));
+  EXPECT_EQ(derived.hints,
+            (std::vector<std::string>{
+                "the rates are the summary's, over its whole runtime: time the file does not time "
+                "(checkpoint saving, the loop's start-up) stays inside them",
+                "tokens_per_s_per_gpu needs --gpus and --seq", "tflops_per_gpu needs --gpus"}));
+  EXPECT_FALSE(derived.excludedSeconds);  // the file timed nothing that was not training
   MedianFactors factors;
   factors.gpus = 8;
   factors.sequenceLength = 1024;

@@ -443,6 +443,42 @@ TEST_F(TensorboardFiles, TrainerCallbackStepsAndFinalSummary) {
   EXPECT_EQ(read.run.summary->loss, f32(0.9732094605763754));
 }
 
+TEST_F(TensorboardFiles, TrainerEvaluationAndPredictionRuntimesAreLeftOutOfTheSummary) {
+  // rewrite_logs names eval_runtime "eval/runtime", a second eval set's
+  // "eval/squad_runtime" and a callback's predict_runtime
+  // "train/predict_runtime"; an evaluation after train() returned comes
+  // after the summary and stays in.
+  const std::vector<Event> events = {
+      {10, {{"train/loss", 2.5}}},
+      {10, {{"eval/loss", 2.4}, {"eval/runtime", 20.0}}},
+      {10, {{"eval/squad_runtime", 7.5}}},
+      {10, {{"train/predict_runtime", 12.25}}},
+      {20, {{"train/loss", 2.0}}},
+      {20, {{"eval/runtime", 22.0}}},
+      {20,
+       {{"train/train_runtime", 134.0},
+        {"train/train_samples_per_second", 1.194},
+        {"train/train_steps_per_second", 0.149}}},
+      {20, {{"eval/runtime", 21.5}}},
+  };
+  const fs::path file = write("runs/Jan09/events.out.tfevents.1767985378.host.1.0", events);
+  const auto read = readBack(file);
+  ASSERT_TRUE(read.status.ok()) << read.status.error().message;
+  ASSERT_TRUE(read.run.summary.has_value());
+  const auto& excluded = read.run.summary->excluded;
+  ASSERT_EQ(excluded.size(), 3U);
+  EXPECT_EQ(excluded[0], (tb::runs::ExcludedTime{"eval", 42.0, 2}));
+  EXPECT_EQ(excluded[1], (tb::runs::ExcludedTime{"eval_squad", 7.5, 1}));
+  EXPECT_EQ(excluded[2], (tb::runs::ExcludedTime{"predict", 12.25, 1}));
+
+  const auto imported = tb::logs::importLog(file);
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  ASSERT_TRUE(imported->excludedSeconds);
+  EXPECT_DOUBLE_EQ(*imported->excludedSeconds, 61.75);
+  const double training = f32(134.0) - 61.75;
+  EXPECT_NEAR(*imported->medians.samplesPerSecond, f32(1.194) * f32(134.0) / training, 1e-9);
+}
+
 TEST_F(TensorboardFiles, NemoTagsAndInterleavedStepsMergeInStepOrder) {
   // NeMo's metric names; the scalars of steps 1 and 2 arrive
   // interleaved and out of order, and come out as one record per step.

@@ -27,6 +27,10 @@ struct ClusterRun {
   std::optional<double> peakMemoryGib;
   std::optional<double> stepTimeS;
   std::string notes;  ///< where the numbers came from; read back but not used
+  /// Seconds the log timed as not training (in-loop evaluation, prediction)
+  /// that the throughput leaves out, and their kinds ("eval", "predict").
+  std::optional<double> excludedSeconds;
+  std::vector<std::string> excludedKinds;
   /// The loss as the run logged it: at lossSteps[i], lossCurve[i] (the
   /// charts' loss curves, aligned by step). Both empty, or equally long.
   std::vector<std::int64_t> lossSteps;

@@ -50,6 +50,10 @@ struct RunMeasurement {
   double lossFirst = 0.0;
   double lossLast = 0.0;
   std::string runDir;  ///< the run's directory, when it has one
+  /// An imported run: seconds its log timed as not training (in-loop
+  /// evaluation, prediction), left out of its throughput; 0 when none.
+  double excludedSeconds = 0.0;
+  std::vector<std::string> excludedKinds;  ///< "eval", "predict", …
 };
 
 /// One configuration of the ablation with its repeats summarised.

@@ -72,6 +72,11 @@ struct ImportedLog {
   /// ("tracked_stats throughput is kept as benchmark_throughput, in the
   /// benchmark's own unit", skipped over-long lines).
   std::vector<std::string> hints;
+  /// Seconds the file timed as not training (the Trainer's in-loop
+  /// evaluation and prediction) that were left out of the time the medians
+  /// are over, and their kinds; empty when nothing was left out.
+  std::optional<double> excludedSeconds;
+  std::vector<std::string> excludedKinds;
 };
 
 /// Which format a file or folder holds, from its content.

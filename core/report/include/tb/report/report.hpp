@@ -50,7 +50,15 @@ struct ReportRow {
   double lossFirst = 0.0;
   double lossLast = 0.0;
   int failedRuns = 0;  ///< runs that ended oom, failed or interrupted
+  /// Imported runs: seconds their logs timed as not training (in-loop
+  /// evaluation, prediction), left out of the throughput, over every run.
+  double excludedSeconds = 0.0;
+  std::vector<std::string> excludedKinds;
 };
+
+/// "throughput over training time only: the 61258.5 s of eval and predict
+/// that the log timed inside the run are left out"; empty when none were.
+[[nodiscard]] std::string excludedTimeNote(const ReportRow& row);
 
 /// The table, in chain order; each row's speedup is over the Base of its own
 /// source, model and unit, so cluster and engine numbers are never mixed.

@@ -48,6 +48,16 @@ struct ImportedStep {
   friend bool operator==(const ImportedStep&, const ImportedStep&) = default;
 };
 
+/// Time a file timed inside a summary's runtime that was not training (the
+/// Trainer's in-loop evaluation, a callback's prediction pass), by kind.
+struct ExcludedTime {
+  std::string kind;          ///< the file's own name: "eval", "eval_squad", "predict"
+  double seconds = 0.0;      ///< summed over its entries
+  std::int64_t entries = 0;  ///< timed entries of this kind
+
+  friend bool operator==(const ExcludedTime&, const ExcludedTime&) = default;
+};
+
 /// A whole-run summary, where the file has one instead of (or beside) step
 /// records: the Trainer's train_results.json and final log_history entry,
 /// MLPerf's run_start / run_stop.
@@ -59,6 +69,9 @@ struct ImportedSummary {
   std::optional<double> totalFlos;           ///< floating-point operations of the whole run
   std::optional<double> loss;                ///< the run's mean training loss
   std::optional<double> timeToTrainSeconds;  ///< MLPerf: run_start to run_stop
+  /// What the file timed inside runtimeSeconds that was not training; the
+  /// rates above are the file's, over the whole runtime.
+  std::vector<ExcludedTime> excluded;
 
   friend bool operator==(const ImportedSummary&, const ImportedSummary&) = default;
 };
