@@ -162,6 +162,29 @@ TEST_F(CliImport, ATrainerRunsEvaluationIsLeftOutAndSaidEverywhere) {
       << text.out;
 }
 
+// A DeepSpeed run whose loss only the script prints: the built-in forms
+// read DeepSpeedExamples' loguru line, --loss-pattern any other.
+TEST_F(CliImport, TheScriptsLossLinesBecomeTheLossCurve) {
+  const std::string log = kLogs + "deepspeed/v0.10_bert_fp16.log";
+  const CliRun builtin = runCli({"import", log, "--label", "AC2", "--json"});
+  ASSERT_EQ(builtin.exitCode, 0) << builtin.err;
+  EXPECT_DOUBLE_EQ(parseSingleDocument(builtin)["runs"][0]["loss_last"].get<double>(), 10.2361);
+
+  std::ofstream(path("custom.log"))
+      << "[2023-08-02 00:41:17,935] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, "
+         "skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n"
+         "train | it 10 | xent 3.5 | 1.2 s\n";
+  const CliRun pattern = runCli({"import", path("custom.log"), "--label", "AC2", "--loss-pattern",
+                                 "xent ([0-9.]+)", "--json"});
+  ASSERT_EQ(pattern.exitCode, 0) << pattern.err;
+  EXPECT_DOUBLE_EQ(parseSingleDocument(pattern)["runs"][0]["loss_last"].get<double>(), 3.5);
+
+  const CliRun none = runCli({"import", path("custom.log"), "--label", "AC2"});
+  ASSERT_EQ(none.exitCode, 0) << none.err;
+  EXPECT_NE(none.out.find("no loss in the file: --loss-pattern REGEX"), std::string::npos)
+      << none.out;
+}
+
 TEST_F(CliImport, TextOutputNamesWhatTheFileDidNotHaveAndWhatWouldCompleteIt) {
   const CliRun run =
       runCli({"import", kLogs + "megatron/core_r0.8_log_throughput.log", "--label", "base"});

@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "tb/bench/ablation.hpp"
+#include "tb/logs/loss_pattern.hpp"
 #include "ui/qt_text.h"
 #include "ui/widgets/background_task.h"
 
@@ -26,6 +28,20 @@ struct LogImportResult {
   tb::Expected<tb::logs::ImportedLog> log;
 };
 
+QString importHelp() {
+  return AblationLogImport::tr(
+      "Logs real training runs wrote: Hugging Face Trainer, Megatron-LM, "
+      "DeepSpeed, torchtitan, NeMo/Lightning, MLPerf, TensorBoard (the "
+      "format is read from the content; a folder can be dropped here)");
+}
+
+QString lossPatternHelp() {
+  return AblationLogImport::tr(
+      "For a log whose framework prints no loss: a regular expression for the training "
+      "script's own loss line, its first group the loss, an optional (?<step>\\d+) group its "
+      "step (else the last step the framework printed). Example: loss=([0-9.]+)");
+}
+
 }  // namespace
 
 AblationLogImport::AblationLogImport(QWidget* parent)
@@ -33,10 +49,7 @@ AblationLogImport::AblationLogImport(QWidget* parent)
   setObjectName(QStringLiteral("ablationLogImport"));
   button_ = new QPushButton(tr("Import log\u2026"));
   button_->setObjectName(QStringLiteral("ablationImportLog"));
-  button_->setToolTip(
-      tr("Logs real training runs wrote: Hugging Face Trainer, Megatron-LM, "
-         "DeepSpeed, torchtitan, NeMo/Lightning, MLPerf, TensorBoard (the "
-         "format is read from the content; a folder can be dropped here)"));
+  button_->setToolTip(importHelp());
   label_ = new QComboBox;
   label_->setObjectName(QStringLiteral("ablationLogLabel"));
   for (const tb::bench::AblationStep step : tb::bench::kAblationSteps) {
@@ -51,6 +64,12 @@ AblationLogImport::AblationLogImport(QWidget* parent)
       tr("GPUs of the job, for logs that do not say (Megatron without its "
          "argument dump, torchtitan, the Trainer)"));
 
+  lossPattern_ = new QLineEdit;
+  lossPattern_->setObjectName(QStringLiteral("ablationLogLossPattern"));
+  lossPattern_->setPlaceholderText(tr("loss pattern (optional)"));
+  lossPattern_->setClearButtonEnabled(true);
+  lossPattern_->setToolTip(lossPatternHelp());
+
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
   row->addWidget(button_);
@@ -58,8 +77,10 @@ AblationLogImport::AblationLogImport(QWidget* parent)
   row->addWidget(label_, 1);
   row->addWidget(new QLabel(tr("GPUs")));
   row->addWidget(gpus_);
+  row->addWidget(lossPattern_, 1);
 
   connect(button_, &QPushButton::clicked, this, &AblationLogImport::chooseFiles);
+  connect(lossPattern_, &QLineEdit::textChanged, this, &AblationLogImport::checkLossPattern);
   connect(label_, &QComboBox::activated, this,
           [this] { Q_EMIT labelChosen(label_->currentText()); });
   // A reader that threw (it should not: importLog returns its errors) must
@@ -90,13 +111,35 @@ void AblationLogImport::setLabel(const QString& label) {
 
 int AblationLogImport::gpus() const { return gpus_->value(); }
 
+QString AblationLogImport::lossPattern() const { return lossPattern_->text(); }
+
+void AblationLogImport::checkLossPattern() {
+  const QString text = lossPattern_->text();
+  QString problem;
+  if (!text.isEmpty()) {
+    if (auto pattern = tb::logs::LossPattern::compile(toStdString(text)); !pattern)
+      problem = toQString(pattern.error().message);
+  }
+  lossPattern_->setProperty("invalid", !problem.isEmpty());
+  lossPattern_->setStyleSheet(
+      problem.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c0392b; }"));
+  lossPattern_->setToolTip(problem.isEmpty() ? lossPatternHelp() : problem);
+  button_->setEnabled(problem.isEmpty());
+  button_->setToolTip(problem.isEmpty() ? importHelp() : problem);
+}
+
 bool AblationLogImport::isBusy() const { return !reading_.isEmpty() || !queued_.isEmpty(); }
 
 QList<LogImportRequest> AblationLogImport::pending() const { return reading_ + queued_; }
 
 void AblationLogImport::importPaths(const QStringList& paths) {
   QList<LogImportRequest> requests;
-  for (const QString& path : paths) requests.append({path, label(), gpus()});
+  for (const QString& path : paths) requests.append({path, label(), gpus(), lossPattern()});
+  if (!button_->isEnabled()) {  // a pattern the importer would refuse (a drop, not the button)
+    for (const LogImportRequest& request : requests)
+      Q_EMIT refused(request, QStringLiteral("%1: %2").arg(request.path, button_->toolTip()));
+    return;
+  }
   importRequests(requests);
 }
 
@@ -115,6 +158,8 @@ void AblationLogImport::startNext() {
           if (stop.stopRequested()) break;
           tb::logs::ImportOptions options;
           if (request.gpus > 0) options.gpus = request.gpus;
+          if (!request.lossPattern.isEmpty())
+            options.lossPattern = toStdString(request.lossPattern);
           results.push_back({request, tb::logs::importLog(toStdString(request.path), options)});
         }
         return results;

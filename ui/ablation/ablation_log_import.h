@@ -15,6 +15,7 @@
 #include "tb/logs/log_import.hpp"
 
 class QComboBox;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -28,6 +29,7 @@ struct LogImportRequest {
   QString path;
   QString label;
   int gpus = 0;
+  QString lossPattern;  ///< --loss-pattern's regular expression; empty: none
 
   friend bool operator==(const LogImportRequest&, const LogImportRequest&) = default;
 };
@@ -54,6 +56,8 @@ class AblationLogImport : public QWidget {
   [[nodiscard]] QString label() const;
   void setLabel(const QString& label);
   [[nodiscard]] int gpus() const;
+  /// The loss pattern as typed; empty: none.
+  [[nodiscard]] QString lossPattern() const;
   /// Where the file dialog opens.
   void setFolder(const QString& folder) { folder_ = folder; }
 
@@ -69,12 +73,15 @@ class AblationLogImport : public QWidget {
 
  private:
   void chooseFiles();
+  /// Checks the pattern as the importer will: an import waits for a good one.
+  void checkLossPattern();
   /// Starts reading the queued requests as one batch.
   void startNext();
 
   QPushButton* button_ = nullptr;
   QComboBox* label_ = nullptr;
   QSpinBox* gpus_ = nullptr;
+  QLineEdit* lossPattern_ = nullptr;
   BackgroundTask* task_ = nullptr;
   QList<LogImportRequest> reading_;  ///< the batch on the worker
   QList<LogImportRequest> queued_;   ///< given while it is read

@@ -344,7 +344,9 @@ void AblationPage::openPlanFolder(const QString& folder) {
 
 void AblationPage::onLogImported(const LogImportRequest& request,
                                  const tb::logs::ImportedLog& log) {
-  if (tb::Status added = sources_->addLog(request.path, log, request.label, request.gpus); !added) {
+  if (tb::Status added =
+          sources_->addLog(request.path, log, request.label, request.gpus, request.lossPattern);
+      !added) {
     showMessage(tr("Not loaded: %1").arg(toQString(added.error().message)), true);
     return;
   }
@@ -521,7 +523,7 @@ void AblationPage::saveState() const {
   state.clusterFiles = sources_->paths(AblationSourceKind::ClusterImport);
   for (const AblationSource& source : sources_->sources()) {
     if (source.kind == AblationSourceKind::TrainingLog) {
-      state.logs.append({source.path, source.label, source.gpusGiven});
+      state.logs.append({source.path, source.label, source.gpusGiven, source.lossPattern});
     }
   }
   // Logs still being read (restored ones, right after start-up) stay in.
@@ -529,7 +531,7 @@ void AblationPage::saveState() const {
   for (const LogImportRequest& request : logImport_->pending()) {
     const QString path = QFileInfo(request.path).absoluteFilePath();
     if (!listed.contains(path)) {
-      state.logs.append({path, request.label, request.gpus});
+      state.logs.append({path, request.label, request.gpus, request.lossPattern});
     }
   }
   state.lastFolder = lastFolder_;

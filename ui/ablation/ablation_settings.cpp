@@ -7,19 +7,31 @@
 #include "ui/qt_text.h"
 
 namespace tb::ui {
+namespace {
+
+const QString kLossPatternField = QStringLiteral("loss-pattern:");
+
+}  // namespace
 
 AblationPageState AblationSettings::load() const {
   AblationPageState state;
   state.engineFiles = keys::kAblationEngineFiles.get();
   state.clusterFiles = keys::kAblationClusterFiles.get();
-  // "LABEL<TAB>GPUS<TAB>PATH": a path may hold anything but a tab first.
+  // "LABEL<TAB>GPUS<TAB>[loss-pattern:ENCODED<TAB>]PATH": a path may hold
+  // anything but a tab first; the pattern is percent-encoded, tabs and all.
   for (const QString& entry : keys::kAblationLogs.get()) {
-    const QStringList parts = entry.split(QLatin1Char('\t'));
+    QStringList parts = entry.split(QLatin1Char('\t'));
     if (parts.size() < 3) continue;
     bool ok = false;
     const int gpus = parts.at(1).toInt(&ok);
     if (!ok || gpus < 0) continue;
-    state.logs.append({parts.mid(2).join(QLatin1Char('\t')), parts.at(0), gpus});
+    QString pattern;
+    if (parts.size() >= 4 && parts.at(2).startsWith(kLossPatternField)) {
+      pattern = QString::fromUtf8(
+          QByteArray::fromPercentEncoding(parts.at(2).mid(kLossPatternField.size()).toUtf8()));
+      parts.removeAt(2);
+    }
+    state.logs.append({parts.mid(2).join(QLatin1Char('\t')), parts.at(0), gpus, pattern});
   }
   state.lastFolder = keys::kAblationLastFolder.get();
   state.normalised = keys::kAblationNormalised.get();
@@ -35,8 +47,12 @@ void AblationSettings::save(const AblationPageState& state) const {
   keys::kAblationClusterFiles.set(out, state.clusterFiles);
   QStringList logs;
   for (const LogImportRequest& log : state.logs) {
-    logs << log.label + QLatin1Char('\t') + QString::number(log.gpus) + QLatin1Char('\t') +
-                log.path;
+    QString entry = log.label + QLatin1Char('\t') + QString::number(log.gpus) + QLatin1Char('\t');
+    if (!log.lossPattern.isEmpty())
+      entry += kLossPatternField +
+               QString::fromLatin1(log.lossPattern.toUtf8().toPercentEncoding()) +
+               QLatin1Char('\t');
+    logs << entry + log.path;
   }
   keys::kAblationLogs.set(out, logs);
   keys::kAblationLastFolder.set(out, state.lastFolder);

@@ -73,7 +73,7 @@ tb::Status AblationSourceModel::addFile(const QString& path, AblationSourceKind 
   } else {
     const int row = static_cast<int>(sources_.size());
     beginInsertRows({}, row, row);
-    sources_.push_back({absolute, kind, true, std::move(*results), {}, 0, std::nullopt});
+    sources_.push_back({absolute, kind, true, std::move(*results), {}, 0, {}, std::nullopt});
     endInsertRows();
   }
   Q_EMIT mergedChanged();
@@ -81,16 +81,17 @@ tb::Status AblationSourceModel::addFile(const QString& path, AblationSourceKind 
 }
 
 tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLog log,
-                                       const QString& label, int gpusGiven) {
+                                       const QString& label, int gpusGiven,
+                                       const QString& lossPattern) {
   const QString absolute = QFileInfo(path).absoluteFilePath();
   auto results = logResults(log, label);
   if (!results) return results.error();
   // The label as the conversion spelled it (any case in, the canonical out).
   const QString canonical = toQString(results->configurations.front().label);
-  AblationSource source{absolute,      AblationSourceKind::TrainingLog,
-                        true,          std::move(*results),
-                        canonical,     gpusGiven,
-                        std::move(log)};
+  AblationSource source{absolute,    AblationSourceKind::TrainingLog,
+                        true,        std::move(*results),
+                        canonical,   gpusGiven,
+                        lossPattern, std::move(log)};
   const auto existing = std::find_if(sources_.begin(), sources_.end(),
                                      [&](const AblationSource& s) { return s.path == absolute; });
   if (existing != sources_.end()) {

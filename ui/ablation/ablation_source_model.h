@@ -28,6 +28,7 @@ struct AblationSource {
   tb::bench::AblationResults results;  ///< cluster imports and logs fill configurations only
   QString label;                       ///< a training log's ablation label
   int gpusGiven = 0;                   ///< a training log's GPU count as given (0: the file's)
+  QString lossPattern;                 ///< a training log's --loss-pattern as given
   std::optional<tb::logs::ImportedLog> log;  ///< a training log as read, to relabel it
 };
 
@@ -49,7 +50,8 @@ class AblationSourceModel : public QAbstractTableModel {
   /// one cluster configuration under `label`; refused, naming the file,
   /// when the log gives no GPU count or no throughput per GPU.
   [[nodiscard]] tb::Status addLog(const QString& path, tb::logs::ImportedLog log,
-                                  const QString& label, int gpusGiven = 0);
+                                  const QString& label, int gpusGiven = 0,
+                                  const QString& lossPattern = {});
   /// Moves a training log to another ablation label (its Label cell is
   /// editable too); false for other sources or an unknown label.
   bool setLabel(int row, const QString& label);

@@ -22,6 +22,7 @@
 #include "tb/common/atomic_file.hpp"
 #include "tb/common/text.hpp"
 #include "tb/logs/log_import.hpp"
+#include "tb/logs/loss_pattern.hpp"
 
 namespace tb::cli {
 namespace {
@@ -34,6 +35,7 @@ struct ImportCommandOptions {
   std::optional<std::int64_t> seq;
   std::optional<std::int64_t> globalBatch;
   std::optional<int> skipFirst;
+  std::optional<std::string> lossPattern;
   std::string format;
   std::string out;
   bool json = false;
@@ -75,6 +77,12 @@ Expected<logs::ImportOptions> importOptions(const ImportCommandOptions& options)
   imported.sequenceLength = options.seq;
   imported.globalBatch = options.globalBatch;
   imported.skipFirst = options.skipFirst;
+  if (options.lossPattern) {
+    // Checked once here, so a bad pattern is refused before any file is read.
+    if (auto pattern = logs::LossPattern::compile(*options.lossPattern); !pattern)
+      return std::move(pattern).error();
+    imported.lossPattern = options.lossPattern;
+  }
   return imported;
 }
 
@@ -262,6 +270,12 @@ RegisteredCommand registerImportCommand(CLI::App& app) {
       ->add_option("--skip-first", options->skipFirst,
                    "Warm-up records left out of the medians (default: what the framework skips)")
       ->type_name("N");
+  command
+      ->add_option("--loss-pattern", options->lossPattern,
+                   "Read the loss from the lines this regular expression matches (ECMAScript): "
+                   "its first group is the loss, an optional (?<step>...) group its step "
+                   "(default: the last step the framework printed); every text format")
+      ->type_name("REGEX");
   command
       ->add_option("--format", options->format,
                    "Read as this format instead of detecting it: " + formatNames())

@@ -81,6 +81,10 @@ class DeepSpeedFormat final : public LineFormat {
     return {};
   }
 
+  [[nodiscard]] std::optional<std::int64_t> lastPrintedStep() const override {
+    return printedStep_;
+  }
+
   // The importer does not feed an unfinished last line and marks such a
   // file partial itself.
   Status finish(runs::ImportedRun& run, bool /*endedMidLine*/) override {
@@ -157,6 +161,7 @@ class DeepSpeedFormat final : public LineFormat {
     if (state_.open && !(state_.open->printed && state_.open->step.step == step)) close();
     if (!state_.open) open(step);
     state_.open->printed = true;
+    printedStep_ = step;
     return *state_.open;
   }
 
@@ -261,6 +266,7 @@ class DeepSpeedFormat final : public LineFormat {
       if (state_.open && state_.open->step.step != *step) close();
       if (!state_.open) open(*step);
       state_.open->printed = true;
+      printedStep_ = *step;
       return std::nullopt;
     }
     const auto colon = line.rfind(':');
@@ -388,7 +394,8 @@ class DeepSpeedFormat final : public LineFormat {
   std::string origin_;
   StepSink* sink_ = nullptr;  ///< the importer's, for the records finish() still holds
   State state_;
-  std::vector<Record> held_;  ///< committed in Mode::Unknown
+  std::vector<Record> held_;                 ///< committed in Mode::Unknown
+  std::optional<std::int64_t> printedStep_;  ///< of the last numbered line
 };
 
 }  // namespace

@@ -45,6 +45,10 @@ class LineFormat {
   /// import, and why (MLPerf's tracked_stats throughput, whose units are
   /// the benchmark's). They join the import's hints.
   [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
+  /// The step of the last line of this format read, where the format holds
+  /// records back (a training script's loss line belongs to it); empty: the
+  /// newest record handed to the sink is that step.
+  [[nodiscard]] virtual std::optional<std::int64_t> lastPrintedStep() const { return std::nullopt; }
 };
 
 /// Everything the importer needs to know about one format.
@@ -58,6 +62,9 @@ struct FormatSpec {
   /// its start_step = 2 on, so steps 1 and 2 are warm-up, whatever
   /// steps_per_print). Empty: the framework discounts nothing.
   std::optional<std::int64_t> skipStepsUpTo = std::nullopt;
+  /// The framework prints no loss: the training script's own loss lines
+  /// (`Loss: X`, script_loss.hpp) are read beside its lines.
+  bool readsScriptLoss = false;
   /// Line formats: does this cleaned line belong to this format and no other
   /// (detection reads lines until one format claims one)?
   bool (*claimsLine)(std::string_view cleanedLine) = nullptr;

@@ -94,6 +94,7 @@ const std::array<FormatSpec, 9>& specTable() {
        .name = "deepspeed",
        .framework = "DeepSpeed",
        .skipStepsUpTo = 2,
+       .readsScriptLoss = true,
        .claimsLine = deepSpeedClaimsLine,
        .makeLineFormat = makeDeepSpeedFormat},
   }};

@@ -16,6 +16,7 @@
 #include "format_parser.hpp"
 #include "line_reader.hpp"
 #include "log_text.hpp"
+#include "script_loss.hpp"
 #include "step_collector.hpp"
 #include "tb/common/text.hpp"
 
@@ -205,17 +206,25 @@ Expected<Target> resolve(const fs::path& path, const std::optional<Format>& forc
   return Target{*format, path};
 }
 
+/// What every reader of one import shares.
+struct ReadContext {
+  detail::StepCollector& collector;
+  const LossPattern* lossPattern = nullptr;  ///< --loss-pattern, compiled
+};
+
+using ScriptLoss = detail::ScriptLossReader;
+
 // Every whole line goes to the format; a last line without its newline does
 // not, and finish() is told. The sink given to feed() is the one collector
 // of the import and lives on past finish(), so what a format held back (a
 // record waiting for its memory line, a row for its continuation) it hands
 // to that sink in finish().
-Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun& run,
-                 detail::StepCollector& collector, bool& endedMidLine,
-                 std::vector<std::string>& notes) {
+Status readLines(const FormatSpec& spec, const fs::path& file, const ReadContext& context,
+                 runs::ImportedRun& run, bool& endedMidLine, std::vector<std::string>& notes) {
   auto reader = detail::LineReader::open(file);
   if (!reader) return std::move(reader).error();
   const std::unique_ptr<detail::LineFormat> format = spec.makeLineFormat(file.string());
+  ScriptLoss loss(spec, context.lossPattern, context.collector);
   std::string scratch;
   std::string_view line;
   endedMidLine = false;
@@ -224,15 +233,17 @@ Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun
     // writer was killed): any number in it may be cut ("tps: 55,3"), so it
     // is no record. finish() is told; every line before it is whole.
     if (reader->lastLineUnterminated()) break;
-    if (Status fed =
-            format->feed(detail::cleanLine(line, scratch), reader->lineNumber(), collector);
-        !fed)
-      return fed;
+    const std::string_view cleaned = detail::cleanLine(line, scratch);
+    if (Status fed = format->feed(cleaned, reader->lineNumber(), loss.sink()); !fed) return fed;
+    loss.read(cleaned, *format);
   }
   if (reader->error()) return *reader->error();
   endedMidLine = reader->lastLineUnterminated();
   Status finished = format->finish(run, endedMidLine);
+  loss.finish();
   notes = format->notes();
+  const std::vector<std::string> lossNotes = loss.notes(file);
+  notes.insert(notes.end(), lossNotes.begin(), lossNotes.end());
   if (const std::uint64_t skipped = reader->skippedLongLines(); skipped > 0) {
     notes.push_back(std::to_string(skipped) + (skipped == 1 ? " line" : " lines") +
                     " longer than " + std::to_string(detail::LineReader::kMaxLineBytes) +
@@ -245,12 +256,17 @@ Status readLines(const FormatSpec& spec, const fs::path& file, runs::ImportedRun
 // Parse error naming the file and the line or byte; this is the last guard
 // of the rule that no exception leaves importLog, whatever a library below
 // a parser throws.
-Status readTarget(const FormatSpec& spec, const fs::path& path, runs::ImportedRun& run,
-                  detail::StepCollector& collector, bool& endedMidLine,
-                  std::vector<std::string>& notes) {
+Status readTarget(const FormatSpec& spec, const fs::path& path, const ReadContext& context,
+                  runs::ImportedRun& run, bool& endedMidLine, std::vector<std::string>& notes) {
   try {
-    return isDocument(spec) ? spec.readDocument(path, run, collector)
-                            : readLines(spec, path, run, collector, endedMidLine, notes);
+    if (isDocument(spec)) {
+      if (context.lossPattern) {
+        notes.push_back("--loss-pattern is for text logs; " + std::string(spec.name) +
+                        " files are read by their structure, so it was not used");
+      }
+      return spec.readDocument(path, run, context.collector);
+    }
+    return readLines(spec, path, context, run, endedMidLine, notes);
   } catch (const std::bad_alloc&) {
     return makeError(ErrorKind::Runtime, path.string() + ": out of memory while reading");
   } catch (const std::exception& e) {
@@ -306,9 +322,16 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
   detail::StepCollector collector(options.skipFirst
                                       ? detail::WarmUp{*options.skipFirst, std::nullopt}
                                       : detail::WarmUp{0, spec.skipStepsUpTo});
+  std::optional<LossPattern> lossPattern;
+  if (options.lossPattern) {
+    auto compiled = LossPattern::compile(*options.lossPattern);
+    if (!compiled) return std::move(compiled).error();
+    lossPattern = std::move(*compiled);
+  }
   bool endedMidLine = false;
   std::vector<std::string> notes;
-  const Status read = readTarget(spec, target->path, run, collector, endedMidLine, notes);
+  const ReadContext context{collector, lossPattern ? &*lossPattern : nullptr};
+  const Status read = readTarget(spec, target->path, context, run, endedMidLine, notes);
   if (!read) return read.error();
   collector.moveInto(run);
   if (run.records == 0 && !run.summary) {
@@ -356,6 +379,10 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
   out.excludedSeconds = derived.excludedSeconds;
   out.excludedKinds = std::move(derived.excludedKinds);
   out.hints.insert(out.hints.end(), notes.begin(), notes.end());
+  if (!isDocument(spec) && !collector.seen().loss && !(run.summary && run.summary->loss))
+    out.hints.push_back(
+        "no loss in the file: --loss-pattern REGEX reads it from the training script's own lines "
+        "(one group for the value, as in 'loss=([0-9.]+)')");
   out.skippedRecords = collector.skippedRecords();
   out.peakMemoryBytes = collector.peakMemoryBytes();
   return out;

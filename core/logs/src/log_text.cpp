@@ -187,12 +187,28 @@ Error lineError(std::string_view origin, std::uint64_t line, std::string_view wh
                    std::string(origin) + ":" + std::to_string(line) + ": " + std::string(what));
 }
 
+std::string quotedExcerpt(std::string_view text) {
+  constexpr std::size_t kQuoteLimit = 80;
+  std::string shown = "'";
+  for (const char c : text.substr(0, kQuoteLimit)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += "\\x";
+      shown += kHex[byte >> 4];
+      shown += kHex[byte & 0xf];
+    } else {
+      shown += c;
+    }
+  }
+  if (text.size() > kQuoteLimit) shown += "…";
+  return shown + "'";
+}
+
 Error expectedError(std::string_view origin, std::uint64_t line, std::string_view expected,
                     std::string_view found) {
-  constexpr std::size_t kQuoteLimit = 80;
-  std::string shown(found.substr(0, kQuoteLimit));
-  if (found.size() > kQuoteLimit) shown += "…";
-  return lineError(origin, line, "expected " + std::string(expected) + ", found '" + shown + "'");
+  return lineError(origin, line,
+                   "expected " + std::string(expected) + ", found " + quotedExcerpt(found));
 }
 
 }  // namespace tb::logs::detail

@@ -48,8 +48,13 @@ inline std::string_view withoutBom(std::string_view text) {
 /// `origin:line: what` (kind Parse, exit 2).
 [[nodiscard]] Error lineError(std::string_view origin, std::uint64_t line, std::string_view what);
 
-/// lineError as `origin:line: expected …, found '…'`; a long `found` is cut
-/// at 80 characters.
+/// `text` in single quotes for a message: cut at 80 bytes (then "…"),
+/// control bytes written as \xNN so a terminal shows them and is not
+/// driven by them.
+[[nodiscard]] std::string quotedExcerpt(std::string_view text);
+
+/// lineError as `origin:line: expected …, found '…'`, `found` as
+/// quotedExcerpt gives it.
 [[nodiscard]] Error expectedError(std::string_view origin, std::uint64_t line,
                                   std::string_view expected, std::string_view found);
 

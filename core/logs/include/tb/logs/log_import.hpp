@@ -43,6 +43,9 @@ struct ImportOptions {
   std::optional<std::int64_t> sequenceLength;  ///< --seq
   std::optional<std::int64_t> globalBatch;     ///< --global-batch
   std::optional<int> skipFirst;                ///< --skip-first; default: what the framework skips
+  /// --loss-pattern: the loss read from the lines it matches, in every text
+  /// format (tb/logs/loss_pattern.hpp says what it takes).
+  std::optional<std::string> lossPattern;
 };
 
 /// Medians over the step records after the warm-up ones; a value that cannot
