@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -66,18 +67,26 @@ AblationLogImport::AblationLogImport(QWidget* parent)
 
   lossPattern_ = new QLineEdit;
   lossPattern_->setObjectName(QStringLiteral("ablationLogLossPattern"));
-  lossPattern_->setPlaceholderText(tr("loss pattern (optional)"));
+  lossPattern_->setPlaceholderText(tr("optional, e.g. loss=([0-9.]+)"));
   lossPattern_->setClearButtonEnabled(true);
   lossPattern_->setToolTip(lossPatternHelp());
 
-  auto* row = new QHBoxLayout(this);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* rows = new QVBoxLayout(this);
+  rows->setContentsMargins(0, 0, 0, 0);
+  auto* row = new QHBoxLayout;
   row->addWidget(button_);
   row->addWidget(new QLabel(tr("as")));
   row->addWidget(label_, 1);
   row->addWidget(new QLabel(tr("GPUs")));
   row->addWidget(gpus_);
-  row->addWidget(lossPattern_, 1);
+  rows->addLayout(row);
+  // The pattern gets a line of its own: a regular expression needs the width.
+  auto* patternRow = new QHBoxLayout;
+  auto* patternLabel = new QLabel(tr("Loss pattern"));
+  patternLabel->setBuddy(lossPattern_);
+  patternRow->addWidget(patternLabel);
+  patternRow->addWidget(lossPattern_, 1);
+  rows->addLayout(patternRow);
 
   connect(button_, &QPushButton::clicked, this, &AblationLogImport::chooseFiles);
   connect(lossPattern_, &QLineEdit::textChanged, this, &AblationLogImport::checkLossPattern);
