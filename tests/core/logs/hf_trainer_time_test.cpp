@@ -21,22 +21,11 @@ namespace fs = std::filesystem;
 
 class TrainerTime : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tb-trainer-time-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+  fs::path write(const std::string& name, const std::string& text) const {
+    return scratch_.write(name, text);
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-  fs::path dir_;
+  test::ScratchDir scratch_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 std::string state(const std::string& history) {

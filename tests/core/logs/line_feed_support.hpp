@@ -5,6 +5,8 @@
 // format's tests do not depend on the importer's collector.
 #pragma once
 
+#include <stdlib.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -77,5 +79,33 @@ FedLines feedFixture(Make make, std::string_view relative) {
   auto format = make(fixture(relative).string());
   return feedText(*format, readFixture(relative));
 }
+
+/// A fresh folder under the temporary directory, removed with everything
+/// in it when the test ends.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tb-logs-XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  /// Writes `text` to `name` below the folder, making its parents.
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    const std::filesystem::path file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace tb::logs::test

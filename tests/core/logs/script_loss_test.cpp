@@ -24,20 +24,11 @@ using detail::readScriptLossLine;
 
 class ScriptLoss : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tb-script-loss-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+  fs::path write(const std::string& name, const std::string& text) const {
+    return scratch_.write(name, text);
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name, std::ios::binary) << text;
-    return dir_ / name;
-  }
-  fs::path dir_;
+  test::ScratchDir scratch_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 std::string engineStep(int step) {
