@@ -129,7 +129,6 @@ void AblationLogImport::checkLossPattern() {
     if (auto pattern = tb::logs::LossPattern::compile(toStdString(text)); !pattern)
       problem = toQString(pattern.error().message);
   }
-  lossPattern_->setProperty("invalid", !problem.isEmpty());
   lossPattern_->setStyleSheet(
       problem.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c0392b; }"));
   lossPattern_->setToolTip(problem.isEmpty() ? lossPatternHelp() : problem);

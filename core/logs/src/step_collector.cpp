@@ -295,10 +295,10 @@ std::string describeExcluded(const std::vector<runs::ExcludedTime>& excluded) {
 /// runtime / (runtime - what the file timed as not training). 1 when nothing
 /// is subtracted; the hints say which, and why.
 double trainingTimeFactor(const runs::ImportedSummary& summary, DerivedMedians& out) {
-  if (!summary.runtimeSeconds || !positive(*summary.runtimeSeconds)) return 1.0;
+  if (summary.excluded.empty() || !summary.runtimeSeconds || !positive(*summary.runtimeSeconds))
+    return 1.0;
   const double runtime = *summary.runtimeSeconds;
   const double excluded = totalSeconds(summary.excluded);
-  if (summary.excluded.empty()) return 1.0;
   if (excluded >= runtime) {
     out.hints.push_back("the non-training runtimes before the summary (" +
                         describeExcluded(summary.excluded) + ") add up to " + seconds(excluded) +
