@@ -75,6 +75,10 @@ class DeepSpeedFormat final : public LineFormat {
  public:
   explicit DeepSpeedFormat(std::string_view origin) : origin_(origin) {}
 
+  [[nodiscard]] std::unique_ptr<LineFormat> clone() const override {
+    return std::make_unique<DeepSpeedFormat>(*this);
+  }
+
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
     if (auto error = read(line, lineNumber)) return std::move(*error);
@@ -87,7 +91,8 @@ class DeepSpeedFormat final : public LineFormat {
 
   // The importer does not feed an unfinished last line and marks such a
   // file partial itself.
-  Status finish(runs::ImportedRun& run, bool /*endedMidLine*/) override {
+  Status finish(runs::ImportedRun& run, bool /*endedMidLine*/, StepSink& sink) override {
+    sink_ = &sink;  // a copy finishing hands its held records to its own sink
     close();
     // A log that never printed a numbered step: its breakdowns are its records.
     for (const auto& held : held_) emit(held.step);

@@ -30,6 +30,9 @@ class StepSink {
 class LineFormat {
  public:
   virtual ~LineFormat() = default;
+  /// A copy of everything read so far: a following import finishes the copy
+  /// and feeds the original on.
+  [[nodiscard]] virtual std::unique_ptr<LineFormat> clone() const = 0;
   /// One cleaned line (log_text.hpp's cleanLine). A line of another logger
   /// is ignored (ok); a line of this format that cannot be read is an Error
   /// of kind Parse whose message names `origin:lineNumber` and what was
@@ -39,8 +42,10 @@ class LineFormat {
   /// length, planned steps, version, summary, partial) go into `run`; its
   /// steps, records, first and last step are the sink's. `endedMidLine`
   /// says the file stopped without a final newline (a run still writing);
-  /// that cut line was not fed: every line feed() saw is whole.
-  virtual Status finish(runs::ImportedRun& run, bool endedMidLine) = 0;
+  /// that cut line was not fed: every line feed() saw is whole. Records
+  /// the format still holds go to `sink` (a clone's own, where a copy is
+  /// finished).
+  virtual Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) = 0;
   /// After finish(): what the file held that the format read but does not
   /// import, and why (MLPerf's tracked_stats throughput, whose units are
   /// the benchmark's). They join the import's hints.

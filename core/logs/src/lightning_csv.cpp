@@ -84,6 +84,10 @@ class LightningCsvFormat final : public LineFormat {
  public:
   explicit LightningCsvFormat(std::string_view origin) : origin_(origin) {}
 
+  [[nodiscard]] std::unique_ptr<LineFormat> clone() const override {
+    return std::make_unique<LightningCsvFormat>(*this);
+  }
+
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
     lastLine_ = lineNumber;
@@ -134,7 +138,8 @@ class LightningCsvFormat final : public LineFormat {
     return {};
   }
 
-  Status finish(runs::ImportedRun& run, bool endedMidLine) override {
+  Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) override {
+    sink_ = &sink;  // a copy finishing hands its held records to its own sink
     if (continuing_) {
       // The file ends inside a quoted cell: a row cut off while being written.
       markPartial(run, "the last row is cut off");

@@ -19,6 +19,12 @@
 // other program's line in a training log: its bytes are dropped as they
 // arrive, so the buffer stays bounded. (A binary file without an early NUL
 // then reads as lines no format claims.)
+//
+// Following: the end of the file is only where the writer is now. The held
+// last line stays in the buffer, the stream's end-of-file state is cleared
+// on resume(), and the next read appends what was written since; the same
+// open stream follows the same file (a replaced file is the follower's to
+// notice, by its inode).
 #include "line_reader.hpp"
 
 #include <algorithm>
@@ -48,6 +54,21 @@ Expected<LineReader> LineReader::open(const std::filesystem::path& file) {
   return reader;
 }
 
+Expected<LineReader> LineReader::openFollowing(const std::filesystem::path& file) {
+  auto reader = open(file);
+  if (reader) reader->following_ = true;
+  return reader;
+}
+
+bool LineReader::resume() {
+  if (error_) return false;
+  if (eof_) {
+    in_.clear();
+    eof_ = false;
+  }
+  return true;
+}
+
 bool LineReader::next(std::string_view& line) {
   if (error_) return false;
   while (true) {
@@ -65,7 +86,7 @@ bool LineReader::next(std::string_view& line) {
       if (at + 1 < unread) {
         lineLength = at;
         if (unreadStart[at + 1] == '\n') endLength = 2;
-      } else if (eof_) {
+      } else if (eof_ && !following_) {
         lineLength = at;
       } else {
         pendingCarriage = true;
@@ -85,6 +106,16 @@ bool LineReader::next(std::string_view& line) {
       }
       line = std::string_view(buffer_).substr(begin_ - length - endLength, length);
       return true;
+    }
+    if (eof_ && following_) {
+      // The writer has not ended this line yet: wait for it. A long one is
+      // dropped as it comes, and counted when its end arrives.
+      if (unread - (pendingCarriage ? 1 : 0) > kMaxLineBytes) skipping_ = true;
+      if (skipping_) {
+        buffer_.erase(0, buffer_.size() - (pendingCarriage ? 1 : 0));
+        begin_ = 0;
+      }
+      return false;
     }
     if (eof_) {
       if (skipping_ || unread > kMaxLineBytes) {

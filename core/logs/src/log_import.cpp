@@ -9,15 +9,16 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <fstream>
 #include <new>
 #include <system_error>
 
 #include "format_parser.hpp"
+#include "import_parts.hpp"
+#include "line_session.hpp"
 #include "line_reader.hpp"
 #include "log_text.hpp"
-#include "script_loss.hpp"
-#include "step_collector.hpp"
 #include "tb/common/text.hpp"
 
 namespace tb::logs {
@@ -151,10 +152,8 @@ std::vector<fs::path> filesIn(const fs::path& dir) {
   return files;
 }
 
-struct Target {
-  Format format;
-  fs::path path;  ///< what the format reads: a file, or the folder itself
-};
+using detail::ImportTarget;
+using Target = ImportTarget;
 
 // A folder is a run's output folder: a Trainer's (its JSON files, read by
 // the Trainer reader whatever else the folder holds, its TensorBoard
@@ -206,25 +205,12 @@ Expected<Target> resolve(const fs::path& path, const std::optional<Format>& forc
   return Target{*format, path};
 }
 
-/// What every reader of one import shares.
-struct ReadContext {
-  detail::StepCollector& collector;
-  const LossPattern* lossPattern = nullptr;  ///< --loss-pattern, compiled
-};
-
-using ScriptLoss = detail::ScriptLossReader;
-
-// Every whole line goes to the format; a last line without its newline does
-// not, and finish() is told. The sink given to feed() is the one collector
-// of the import and lives on past finish(), so what a format held back (a
-// record waiting for its memory line, a row for its continuation) it hands
-// to that sink in finish().
-Status readLines(const FormatSpec& spec, const fs::path& file, const ReadContext& context,
-                 runs::ImportedRun& run, bool& endedMidLine, std::vector<std::string>& notes) {
+// Every whole line goes to the session; a last line without its newline
+// does not, and finish() is told.
+Status readLines(const fs::path& file, detail::LineSession& session, runs::ImportedRun& run,
+                 bool& endedMidLine, std::vector<std::string>& notes) {
   auto reader = detail::LineReader::open(file);
   if (!reader) return std::move(reader).error();
-  const std::unique_ptr<detail::LineFormat> format = spec.makeLineFormat(file.string());
-  ScriptLoss loss(spec, context.lossPattern, context.collector);
   std::string scratch;
   std::string_view line;
   endedMidLine = false;
@@ -233,47 +219,14 @@ Status readLines(const FormatSpec& spec, const fs::path& file, const ReadContext
     // writer was killed): any number in it may be cut ("tps: 55,3"), so it
     // is no record. finish() is told; every line before it is whole.
     if (reader->lastLineUnterminated()) break;
-    const std::string_view cleaned = detail::cleanLine(line, scratch);
-    if (Status fed = format->feed(cleaned, reader->lineNumber(), loss.sink()); !fed) return fed;
-    loss.read(cleaned, *format);
+    if (Status fed = session.feed(detail::cleanLine(line, scratch), reader->lineNumber()); !fed)
+      return fed;
   }
   if (reader->error()) return *reader->error();
   endedMidLine = reader->lastLineUnterminated();
-  Status finished = format->finish(run, endedMidLine);
-  loss.finish();
-  notes = format->notes();
-  const std::vector<std::string> lossNotes = loss.notes(file);
-  notes.insert(notes.end(), lossNotes.begin(), lossNotes.end());
-  if (const std::uint64_t skipped = reader->skippedLongLines(); skipped > 0) {
-    notes.push_back(std::to_string(skipped) + (skipped == 1 ? " line" : " lines") +
-                    " longer than " + std::to_string(detail::LineReader::kMaxLineBytes) +
-                    " bytes skipped (no line of a training-log format is that long)");
-  }
+  Status finished = session.finish(run, endedMidLine, notes);
+  if (auto note = detail::longLinesNote(reader->skippedLongLines())) notes.push_back(*note);
   return finished;
-}
-
-// Reads the target through its format. Every parser turns bad input into a
-// Parse error naming the file and the line or byte; this is the last guard
-// of the rule that no exception leaves importLog, whatever a library below
-// a parser throws.
-Status readTarget(const FormatSpec& spec, const fs::path& path, const ReadContext& context,
-                  runs::ImportedRun& run, bool& endedMidLine, std::vector<std::string>& notes) {
-  try {
-    if (isDocument(spec)) {
-      if (context.lossPattern) {
-        notes.push_back("--loss-pattern is for text logs; " + std::string(spec.name) +
-                        " files are read by their structure, so it was not used");
-      }
-      return spec.readDocument(path, run, context.collector);
-    }
-    return readLines(spec, path, context, run, endedMidLine, notes);
-  } catch (const std::bad_alloc&) {
-    return makeError(ErrorKind::Runtime, path.string() + ": out of memory while reading");
-  } catch (const std::exception& e) {
-    return makeError(ErrorKind::Parse,
-                     path.string() + ": expected a readable " + std::string(spec.name) +
-                         " file, found content the reader could not take (" + e.what() + ")");
-  }
 }
 
 void addPartialReason(runs::ImportedRun& run, const std::string& reason) {
@@ -283,7 +236,37 @@ void addPartialReason(runs::ImportedRun& run, const std::string& reason) {
   run.partial = true;
 }
 
-Status checkOptions(const ImportOptions& options) {
+// The format's own verdict on partial (finish() or readDocument, from what
+// it knows of its format) stands as it is; the importer's two rules apply
+// where it gave none, so one cause is not reported twice in two wordings.
+void judgePartial(runs::ImportedRun& run, const detail::StepCollector& collector,
+                  bool endedMidLine) {
+  if (run.partial) return;
+  // A log written every k steps ends up to k - 1 steps short of the planned
+  // count on a finished run (Megatron logs when iteration % log_interval ==
+  // 0), so only a shortfall of a whole interval or more means the run
+  // stopped early.
+  if (run.plannedSteps && run.lastStep && *run.lastStep < *run.plannedSteps) {
+    const std::int64_t interval = std::max<std::int64_t>(1, collector.lastInterval().value_or(1));
+    if (*run.plannedSteps - *run.lastStep >= interval)
+      addPartialReason(run, "the last record is step " + std::to_string(*run.lastStep) + " of " +
+                                std::to_string(*run.plannedSteps) + " planned");
+  }
+  if (endedMidLine)
+    addPartialReason(run,
+                     "the file ends mid-line (the run was still writing, or was killed); "
+                     "its unfinished last line was left out");
+}
+
+}  // namespace
+
+namespace detail {
+
+Expected<ImportTarget> resolveTarget(const fs::path& path, const std::optional<Format>& forced) {
+  return resolve(path, forced);
+}
+
+Status checkImportOptions(const ImportOptions& options) {
   if (options.gpus && *options.gpus < 1)
     return makeError(ErrorKind::BadInput,
                      "--gpus: expected at least 1, found " + std::to_string(*options.gpus));
@@ -299,81 +282,84 @@ Status checkOptions(const ImportOptions& options) {
   return {};
 }
 
-}  // namespace
-
-Expected<Format> detectFormat(const std::filesystem::path& path) {
-  auto target = resolve(path, std::nullopt);
-  if (!target) return std::move(target).error();
-  return target->format;
+Expected<std::optional<LossPattern>> compileLossPattern(const ImportOptions& options) {
+  if (!options.lossPattern) return std::optional<LossPattern>{};
+  auto compiled = LossPattern::compile(*options.lossPattern);
+  if (!compiled) return std::move(compiled).error();
+  return std::optional<LossPattern>(std::move(*compiled));
 }
 
-Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportOptions& options) {
-  if (Status valid = checkOptions(options); !valid) return valid.error();
-  auto target = resolve(path, options.format);
-  if (!target) return std::move(target).error();
-  const FormatSpec& spec = detail::formatSpec(target->format);
+// --skip-first N counts records; without it, the framework's own warm-up.
+WarmUp warmUpFor(const FormatSpec& spec, const ImportOptions& options) {
+  return options.skipFirst ? WarmUp{*options.skipFirst, std::nullopt}
+                           : WarmUp{0, spec.skipStepsUpTo};
+}
 
-  ImportedLog out;
-  runs::ImportedRun& run = out.run;
-  run.source = target->path.string();
+runs::ImportedRun startRun(const FormatSpec& spec, const fs::path& target) {
+  runs::ImportedRun run;
+  run.source = target.string();
   run.format = std::string(spec.name);
   run.framework = std::string(spec.framework);  // a reader may name it more precisely
-  // --skip-first N counts records; without it, the framework's own warm-up.
-  detail::StepCollector collector(options.skipFirst
-                                      ? detail::WarmUp{*options.skipFirst, std::nullopt}
-                                      : detail::WarmUp{0, spec.skipStepsUpTo});
-  std::optional<LossPattern> lossPattern;
-  if (options.lossPattern) {
-    auto compiled = LossPattern::compile(*options.lossPattern);
-    if (!compiled) return std::move(compiled).error();
-    lossPattern = std::move(*compiled);
+  return run;
+}
+
+std::optional<std::string> longLinesNote(std::uint64_t skipped) {
+  if (skipped == 0) return std::nullopt;
+  return std::to_string(skipped) + (skipped == 1 ? " line" : " lines") + " longer than " +
+         std::to_string(LineReader::kMaxLineBytes) +
+         " bytes skipped (no line of a training-log format is that long)";
+}
+
+// Every parser turns bad input into a Parse error naming the file and the
+// line or byte; this is the last guard of the rule that no exception leaves
+// the importer, whatever a library below a parser throws.
+Status guardedRead(const FormatSpec& spec, const fs::path& path,
+                   const std::function<Status()>& read) {
+  try {
+    return read();
+  } catch (const std::bad_alloc&) {
+    return makeError(ErrorKind::Runtime, path.string() + ": out of memory while reading");
+  } catch (const std::exception& e) {
+    return makeError(ErrorKind::Parse,
+                     path.string() + ": expected a readable " + std::string(spec.name) +
+                         " file, found content the reader could not take (" + e.what() + ")");
   }
-  bool endedMidLine = false;
-  std::vector<std::string> notes;
-  const ReadContext context{collector, lossPattern ? &*lossPattern : nullptr};
-  const Status read = readTarget(spec, target->path, context, run, endedMidLine, notes);
-  if (!read) return read.error();
+}
+
+Status readDocumentTarget(const FormatSpec& spec, const fs::path& path, bool lossPatternGiven,
+                          runs::ImportedRun& run, StepCollector& collector,
+                          std::vector<std::string>& notes) {
+  if (lossPatternGiven) {
+    notes.push_back("--loss-pattern is for text logs; " + std::string(spec.name) +
+                    " files are read by their structure, so it was not used");
+  }
+  return guardedRead(spec, path, [&] { return spec.readDocument(path, run, collector); });
+}
+
+Expected<ImportedLog> assembleImport(const FormatSpec& spec, const ImportOptions& options,
+                                     StepCollector& collector, runs::ImportedRun run,
+                                     bool endedMidLine, std::vector<std::string> notes) {
+  ImportedLog out;
   collector.moveInto(run);
   if (run.records == 0 && !run.summary) {
-    std::string message = target->path.string() + ": expected " + std::string(spec.name) +
-                          " training records, found none";
+    std::string message =
+        run.source + ": expected " + std::string(spec.name) + " training records, found none";
     if (!notes.empty()) message += " (" + joinList(notes, "; ") + ")";
     return makeError(ErrorKind::Parse, message);
   }
-
   // What the file lacked is the file's, so it is taken before the options
   // fill in; the options then win over what the file says.
-  detail::FieldLists fields = detail::fieldLists(collector, run);
+  FieldLists fields = fieldLists(collector, run);
   out.found = std::move(fields.found);
   out.missing = std::move(fields.missing);
   if (options.gpus) run.worldSize = options.gpus;
   if (options.sequenceLength) run.sequenceLength = options.sequenceLength;
   if (options.globalBatch) run.globalBatch = options.globalBatch;
+  judgePartial(run, collector, endedMidLine);
 
-  // The format's own verdict on partial (finish() or readDocument, from what
-  // it knows of its format) stands as it is; the importer's two rules apply
-  // where it gave none, so one cause is not reported twice in two wordings.
-  const bool formatSaidPartial = run.partial;
-  // A log written every k steps ends up to k - 1 steps short of the planned
-  // count on a finished run (Megatron logs when iteration % log_interval ==
-  // 0), so only a shortfall of a whole interval or more means the run
-  // stopped early.
-  if (!formatSaidPartial && run.plannedSteps && run.lastStep && *run.lastStep < *run.plannedSteps) {
-    const std::int64_t interval = std::max<std::int64_t>(1, collector.lastInterval().value_or(1));
-    if (*run.plannedSteps - *run.lastStep >= interval)
-      addPartialReason(run, "the last record is step " + std::to_string(*run.lastStep) + " of " +
-                                std::to_string(*run.plannedSteps) + " planned");
-  }
-  if (!formatSaidPartial && endedMidLine)
-    addPartialReason(run,
-                     "the file ends mid-line (the run was still writing, or was killed); "
-                     "its unfinished last line was left out");
-
-  detail::MedianFactors factors;
-  factors.gpus = run.worldSize;
-  factors.sequenceLength = run.sequenceLength;
-  factors.globalBatch = run.globalBatch;
-  detail::DerivedMedians derived = detail::deriveMedians(collector, run.summary, factors);
+  const MedianFactors factors{
+      .gpus = run.worldSize, .sequenceLength = run.sequenceLength, .globalBatch = run.globalBatch};
+  DerivedMedians derived = deriveMedians(collector, run.summary, factors);
   out.medians = derived.medians;
   out.hints = std::move(derived.hints);
   out.excludedSeconds = derived.excludedSeconds;
@@ -385,7 +371,45 @@ Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportO
         "(one group for the value, as in 'loss=([0-9.]+)')");
   out.skippedRecords = collector.skippedRecords();
   out.peakMemoryBytes = collector.peakMemoryBytes();
+  out.run = std::move(run);
   return out;
+}
+
+}  // namespace detail
+
+Expected<Format> detectFormat(const std::filesystem::path& path) {
+  auto target = resolve(path, std::nullopt);
+  if (!target) return std::move(target).error();
+  return target->format;
+}
+
+Expected<ImportedLog> importLog(const std::filesystem::path& path, const ImportOptions& options) {
+  if (Status valid = detail::checkImportOptions(options); !valid) return valid.error();
+  auto target = resolve(path, options.format);
+  if (!target) return std::move(target).error();
+  auto pattern = detail::compileLossPattern(options);
+  if (!pattern) return std::move(pattern).error();
+  const FormatSpec& spec = detail::formatSpec(target->format);
+  const LossPattern* lossPattern = *pattern ? &**pattern : nullptr;
+
+  runs::ImportedRun run = detail::startRun(spec, target->path);
+  bool endedMidLine = false;
+  std::vector<std::string> notes;
+  if (isDocument(spec)) {
+    detail::StepCollector collector(detail::warmUpFor(spec, options));
+    const Status read = detail::readDocumentTarget(spec, target->path, lossPattern != nullptr, run,
+                                                   collector, notes);
+    if (!read) return read.error();
+    return detail::assembleImport(spec, options, collector, std::move(run), false,
+                                  std::move(notes));
+  }
+  detail::LineSession session(spec, target->path, lossPattern, detail::warmUpFor(spec, options));
+  const Status read = detail::guardedRead(spec, target->path, [&] {
+    return readLines(target->path, session, run, endedMidLine, notes);
+  });
+  if (!read) return read.error();
+  return detail::assembleImport(spec, options, session.collector(), std::move(run), endedMidLine,
+                                std::move(notes));
 }
 
 }  // namespace tb::logs

@@ -146,6 +146,10 @@ class MegatronFormat final : public LineFormat {
   MegatronFormat(std::string_view origin, bool deepSpeedFork)
       : origin_(origin), deepSpeedFork_(deepSpeedFork) {}
 
+  [[nodiscard]] std::unique_ptr<LineFormat> clone() const override {
+    return std::make_unique<MegatronFormat>(*this);
+  }
+
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
     IterationHead head;
@@ -167,7 +171,8 @@ class MegatronFormat final : public LineFormat {
   // The importer does not feed an unfinished last line, and judges partial
   // itself (a file ending mid-line, a last iteration a whole log interval
   // short of train_iters): nothing here is Megatron's own.
-  Status finish(runs::ImportedRun& run, bool /*endedMidLine*/) override {
+  Status finish(runs::ImportedRun& run, bool /*endedMidLine*/, StepSink& sink) override {
+    sink_ = &sink;  // a copy finishing hands its held records to its own sink
     flushPending();
 
     if (state_.worldSize) run.worldSize = static_cast<int>(*state_.worldSize);

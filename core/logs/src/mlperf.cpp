@@ -55,6 +55,10 @@ class MlperfFormat final : public LineFormat {
  public:
   explicit MlperfFormat(std::string_view origin) : origin_(origin) {}
 
+  [[nodiscard]] std::unique_ptr<LineFormat> clone() const override {
+    return std::make_unique<MlperfFormat>(*this);
+  }
+
   // Every line fed is whole (the importer never feeds a cut last line), so
   // a record is applied as soon as it is read.
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
@@ -73,7 +77,8 @@ class MlperfFormat final : public LineFormat {
     return apply(*record, lineNumber);
   }
 
-  Status finish(runs::ImportedRun& run, bool endedMidLine) override {
+  Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) override {
+    sink_ = &sink;  // a copy finishing hands its held records to its own sink
     std::string reason;
     // The importer never feeds a cut last line: it was being written.
     if (endedMidLine) reason = "the last line is cut off";

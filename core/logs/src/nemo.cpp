@@ -75,6 +75,10 @@ class NemoFormat final : public LineFormat {
  public:
   explicit NemoFormat(std::string_view origin) : origin_(origin) {}
 
+  [[nodiscard]] std::unique_ptr<LineFormat> clone() const override {
+    return std::make_unique<NemoFormat>(*this);
+  }
+
   // Every line fed is whole (the importer never feeds a cut last line), so
   // a line's record is committed as soon as it is read.
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
@@ -98,7 +102,8 @@ class NemoFormat final : public LineFormat {
     return {};  // another logger's line: NeMo's [NeMo I …] lines, `Validation: iteration …`
   }
 
-  Status finish(runs::ImportedRun& run, bool endedMidLine) override {
+  Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) override {
+    sink_ = &sink;  // a copy finishing hands its held records to its own sink
     // The importer never feeds a cut last line (its last value may be cut).
     if (endedMidLine) markPartial(run, "the last line is cut off");
     records_.finish(run, sink_);

@@ -89,6 +89,17 @@ std::optional<LossLine> readPatternLossLine(const LossPattern& pattern, std::str
   return loss;
 }
 
+LossAttachingSink::LossAttachingSink(const LossAttachingSink& other, StepSink& inner)
+    : inner_(inner),
+      overrides_(other.overrides_),
+      held_(other.held_),
+      pending_(other.pending_),
+      rank_(other.rank_),
+      lines_(other.lines_),
+      attached_(other.attached_),
+      unattributed_(other.unattributed_),
+      otherRanks_(other.otherRanks_) {}
+
 void LossAttachingSink::add(const runs::ImportedStep& step) {
   if (held_.size() >= kHeldRecords) passOldest();
   held_.push_back(Held{step, false});
@@ -168,6 +179,15 @@ ScriptLossReader::ScriptLossReader(const FormatSpec& spec, const LossPattern* pa
       pattern_(pattern),
       builtin_(pattern == nullptr && spec.readsScriptLoss),
       sink_(collector, pattern != nullptr) {}
+
+ScriptLossReader::ScriptLossReader(const ScriptLossReader& other, StepSink& collector)
+    : collector_(collector),
+      pattern_(other.pattern_),
+      builtin_(other.builtin_),
+      sink_(other.sink_, collector),
+      notNumbers_(other.notNumbers_),
+      firstNotNumber_(other.firstNotNumber_),
+      longLines_(other.longLines_) {}
 
 void ScriptLossReader::read(std::string_view line, const LineFormat& format) {
   if (!active()) return;

@@ -49,6 +49,11 @@ class LossAttachingSink final : public StepSink {
  public:
   /// `overrides`: a user's pattern, whose loss wins over the framework's.
   LossAttachingSink(StepSink& inner, bool overrides) : inner_(inner), overrides_(overrides) {}
+  /// A copy of `other`'s state that passes records on to `inner` (a copy of
+  /// `other`'s inner sink): a following import finishes such a copy.
+  LossAttachingSink(const LossAttachingSink& other, StepSink& inner);
+  LossAttachingSink(const LossAttachingSink&) = delete;
+  LossAttachingSink& operator=(const LossAttachingSink&) = delete;
 
   void add(const runs::ImportedStep& step) override;
   /// A loss line; `printedStep` is the last step the format printed, if it
@@ -94,6 +99,10 @@ namespace tb::logs::detail {
 class ScriptLossReader {
  public:
   ScriptLossReader(const FormatSpec& spec, const LossPattern* pattern, StepSink& collector);
+  /// `other`'s state over `collector`, a copy of `other`'s collector.
+  ScriptLossReader(const ScriptLossReader& other, StepSink& collector);
+  ScriptLossReader(const ScriptLossReader&) = delete;
+  ScriptLossReader& operator=(const ScriptLossReader&) = delete;
 
   /// Where the format's records go.
   [[nodiscard]] StepSink& sink() { return active() ? static_cast<StepSink&>(sink_) : collector_; }

@@ -115,6 +115,10 @@ class TorchtitanFormat final : public LineFormat {
  public:
   explicit TorchtitanFormat(std::string_view origin) : origin_(origin) {}
 
+  [[nodiscard]] std::unique_ptr<LineFormat> clone() const override {
+    return std::make_unique<TorchtitanFormat>(*this);
+  }
+
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
     if (Status committed = commitHeld(); !committed) return committed;
@@ -127,7 +131,8 @@ class TorchtitanFormat final : public LineFormat {
     return {};
   }
 
-  Status finish(runs::ImportedRun& run, bool endedMidLine) override {
+  Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) override {
+    sink_ = &sink;  // a copy finishing hands its held records to its own sink
     // A cut last line never reaches feed() (the importer says the run is
     // partial): a record still held is whole.
     static_cast<void>(endedMidLine);

@@ -59,7 +59,7 @@ inline FedLines feedText(detail::LineFormat& format, std::string_view text) {
       return out;
     }
   }
-  out.status = format.finish(out.run, endedMidLine);
+  out.status = format.finish(out.run, endedMidLine, sink);
   out.steps = std::move(sink.steps);
   return out;
 }

@@ -22,6 +22,7 @@
 
 #include "format_parser.hpp"
 #include "tb/common/subprocess.hpp"
+#include "tb/logs/log_follow.hpp"
 #include "tb/logs/log_import.hpp"
 #include "tfrecord.hpp"
 
@@ -710,6 +711,38 @@ TEST_F(TensorboardFiles, ImportLogDetectsAndReadsAFileAndAFolder) {
   ASSERT_TRUE(folder.ok()) << folder.error().message;
   EXPECT_EQ(folder->run.format, "tensorboard");
   expectSteps(folder->run.steps, lossSteps(1, 5));
+}
+
+// A run folder followed while its writer appends records, is cut off inside
+// one, and gains a second event file on a restart.
+TEST_F(TensorboardFiles, AFollowedRunFolderGainsRecordsAndFiles) {
+  const fs::path first = write("run/events.out.tfevents.1700000000.host.1.0", lossEvents(1, 6));
+  const std::string whole = slurp(first);
+  // The writer mid-record: the first file's last record only half there.
+  spit(first, whole.substr(0, whole.size() - 7));
+  auto follower = tb::logs::LogFollower::open(dir_ / "run");
+  ASSERT_TRUE(follower.ok());
+  auto cut = follower->poll();
+  ASSERT_TRUE(cut.ok());
+  EXPECT_FALSE(cut->problem.has_value()) << *cut->problem;
+  ASSERT_TRUE(follower->latest().has_value());
+  expectSteps(follower->latest()->run.steps, lossSteps(1, 5));
+  EXPECT_TRUE(follower->latest()->run.partial) << "a half record is waited for, not corrupt";
+
+  spit(first, whole);
+  auto completed = follower->poll();
+  ASSERT_TRUE(completed.ok());
+  EXPECT_TRUE(completed->grew);
+  expectSteps(follower->latest()->run.steps, lossSteps(1, 6));
+
+  write("run/events.out.tfevents.1700000900.host.2.0", lossEvents(5, 9, 10.0));
+  auto restarted = follower->poll();
+  ASSERT_TRUE(restarted.ok());
+  EXPECT_TRUE(restarted->grew);
+  auto oneShot = tb::logs::importLog(dir_ / "run");
+  ASSERT_TRUE(oneShot.ok());
+  EXPECT_EQ(follower->latest()->run, oneShot->run);
+  EXPECT_EQ(follower->latest()->run.records, 9);
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ Read readFixture(const char* name) {
     EXPECT_TRUE(fed.ok()) << (fed.ok() ? "" : fed.error().message);
   }
   EXPECT_FALSE(reader->error().has_value());
-  EXPECT_TRUE(format->finish(out.run, reader->lastLineUnterminated()).ok());
+  EXPECT_TRUE(format->finish(out.run, reader->lastLineUnterminated(), sink).ok());
   out.steps = std::move(sink.steps);
   return out;
 }
@@ -160,7 +160,7 @@ TEST(Torchtitan, AForkStepCountGivesThePlannedSteps) {
                  7, sink)
           .ok());
   runs::ImportedRun run;
-  ASSERT_TRUE(format->finish(run, false).ok());
+  ASSERT_TRUE(format->finish(run, false, sink).ok());
   EXPECT_EQ(run.plannedSteps, 644);
   ASSERT_EQ(sink.steps.size(), 1U);
   EXPECT_EQ(sink.steps[0].step, 640);
@@ -182,7 +182,7 @@ TEST(Torchtitan, ABadValueIsAParseErrorNamingTheLine) {
   const auto another = makeTorchtitanFormat("train.log");
   ASSERT_TRUE(another->feed("step: 6  loss: 1.5  memory: lots  tps: 10", 8, sink).ok());
   runs::ImportedRun run;
-  const Status badMemory = another->finish(run, false);  // the file's last line, whole
+  const Status badMemory = another->finish(run, false, sink);  // the file's last line, whole
   ASSERT_FALSE(badMemory.ok());
   EXPECT_NE(badMemory.error().message.find("train.log:8: expected memory as"), std::string::npos);
   EXPECT_TRUE(sink.steps.empty());
@@ -197,7 +197,7 @@ TEST(Torchtitan, TheRecordHeldBackIsKeptWhenTheCutLastLineWasWithheld) {
   ASSERT_TRUE(
       format->feed("step: 10  loss:  9.4939  memory: 72.82GiB(91.97%)  tps: 55,314", 1, sink).ok());
   runs::ImportedRun run;
-  ASSERT_TRUE(format->finish(run, true).ok());
+  ASSERT_TRUE(format->finish(run, true, sink).ok());
   EXPECT_EQ(stepNumbers(sink.steps), std::vector<std::int64_t>{10});
 }
 
