@@ -160,6 +160,8 @@ const std::vector<BadLine> kBadLines = {
   {"ImportLossPatternWithoutGroup", {"import", "--label", "Base", "--loss-pattern", "loss=[0-9.]+", kLog}, 2, "no capture group for the loss"},
   {"ImportLossPatternEmpty", {"import", "--label", "Base", "--loss-pattern", "", kLog}, 2, "--loss-pattern '': empty"},
   {"ImportEmptyDirectory", {"import", "--label", "Base", "{dir}"}, 2, "{dir}"},
+  {"ImportFollowIntervalZero", {"import", "--label", "Base", "--follow", "--interval", "0", kLog}, 2, "--interval 0: expected seconds from 0.01 to 3600"},
+  {"ImportIntervalWithoutFollow", {"import", "--label", "Base", "--interval", "2", kLog}, 2, "give --follow too"},
   {"ImportGarbage", {"import", "--label", "Base", "{garbage}"}, 2, "{garbage}"},
   {"ImportUnknownFormat", {"import", "--label", "Base", "--format", "word", kLog}, 2, "word"},
   {"ImportGpusZero", {"import", "--label", "Base", "--gpus", "0", kLog}, 2, "0"},

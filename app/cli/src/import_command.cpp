@@ -6,6 +6,7 @@
 // and what is written is what `report --cluster` accepts.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -15,6 +16,8 @@
 
 #include "command.hpp"
 #include "exit_codes.hpp"
+#include "import_follow.hpp"
+#include "import_output.hpp"
 #include "output.hpp"
 #include "tb/bench/ablation.hpp"
 #include "tb/bench/cluster_import.hpp"
@@ -39,9 +42,23 @@ struct ImportCommandOptions {
   std::string format;
   std::string out;
   bool json = false;
+  bool follow = false;
+  std::optional<double> interval;  ///< --interval, seconds
 };
 
 Error bad(std::string message) { return makeError(ErrorKind::BadInput, std::move(message)); }
+
+constexpr double kMaxIntervalSeconds = 3600.0;
+
+Expected<std::chrono::milliseconds> followInterval(const ImportCommandOptions& options) {
+  if (!options.interval) return std::chrono::milliseconds(1000);
+  const double seconds = *options.interval;
+  if (!options.follow) return bad("--interval is how often --follow looks; give --follow too");
+  if (!(seconds >= 0.01 && seconds <= kMaxIntervalSeconds))
+    return bad("--interval " + formatDecimal(seconds) +
+               ": expected seconds from 0.01 to 3600 between looks at the files");
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000.0)));
+}
 
 std::string formatNames() {
   std::vector<std::string> names;
@@ -106,97 +123,22 @@ Expected<std::vector<std::string>> labelsFor(const ImportCommandOptions& options
   return labels;
 }
 
-std::optional<double> lastLoss(const runs::ImportedRun& run) {
-  for (auto step = run.steps.rbegin(); step != run.steps.rend(); ++step) {
-    if (step->loss && std::isfinite(*step->loss)) return step->loss;
-  }
-  return std::nullopt;
-}
-
-Json optionalNumber(const std::optional<double>& value) {
-  return value && std::isfinite(*value) ? Json(*value) : Json(nullptr);
-}
-
-template <class T>
-Json optionalValue(const std::optional<T>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
-
-Json importToJson(const logs::ImportedLog& imported, const std::string& label) {
-  const runs::ImportedRun& run = imported.run;
-  const logs::ImportMedians& m = imported.medians;
-  return Json{{"file", run.source},
-              {"format", run.format},
-              {"framework", run.framework},
-              {"label", label},
-              {"records", run.records},
-              {"first_step", optionalValue(run.firstStep)},
-              {"last_step", optionalValue(run.lastStep)},
-              {"partial", run.partial},
-              {"partial_reason", run.partial ? Json(run.partialReason) : Json(nullptr)},
-              {"loss_last", optionalNumber(lastLoss(run))},
-              {"skipped_records", imported.skippedRecords},
-              {"world_size", optionalValue(run.worldSize)},
-              {"global_batch", optionalValue(run.globalBatch)},
-              {"sequence_length", optionalValue(run.sequenceLength)},
-              {"medians",
-               {{"step_time_s", optionalNumber(m.stepTimeSeconds)},
-                {"samples_per_s", optionalNumber(m.samplesPerSecond)},
-                {"tokens_per_s_per_gpu", optionalNumber(m.tokensPerSecondPerGpu)},
-                {"tflops_per_gpu", optionalNumber(m.tflopsPerGpu)},
-                {"mfu", optionalNumber(m.mfu)},
-                {"benchmark_throughput", optionalNumber(m.benchmarkThroughput)}}},
-              {"peak_memory_bytes", optionalNumber(imported.peakMemoryBytes)},
-              {"excluded_seconds", optionalNumber(imported.excludedSeconds)},
-              {"excluded_kinds", imported.excludedKinds},
-              {"found", imported.found},
-              {"missing", imported.missing},
-              {"hints", imported.hints}};
-}
-
-std::string orDash(const std::optional<double>& value, int decimals = 1) {
-  if (!value || !std::isfinite(*value)) return "-";
-  const double scale = std::pow(10.0, decimals);
-  return formatDecimal(std::round(*value * scale) / scale);
-}
-
-void printImports(std::ostream& out, const std::vector<logs::ImportedLog>& imports,
-                  const std::vector<std::string>& labels) {
-  TextTable table({"file", "format", "label", "records", "steps", "step s", "tokens/s/gpu",
-                   "TFLOP/s/gpu", "mfu", "loss"});
-  for (std::size_t i = 0; i < imports.size(); ++i) {
-    const runs::ImportedRun& run = imports[i].run;
-    const logs::ImportMedians& m = imports[i].medians;
-    const std::string steps = run.firstStep && run.lastStep ? std::to_string(*run.firstStep) + "-" +
-                                                                  std::to_string(*run.lastStep)
-                                                            : "-";
-    table.addRow({run.source, run.format + (run.partial ? " (partial)" : ""), labels[i],
-                  std::to_string(run.records), steps, orDash(m.stepTimeSeconds, 3),
-                  orDash(m.tokensPerSecondPerGpu), orDash(m.tflopsPerGpu),
-                  m.mfu ? orDash(*m.mfu * 100.0) + " %" : "-", orDash(lastLoss(run), 4)});
-  }
-  table.print(out);
-  for (std::size_t i = 0; i < imports.size(); ++i) {
-    const logs::ImportedLog& imported = imports[i];
-    const std::optional<double>& benchmark = imported.medians.benchmarkThroughput;
-    if (imported.missing.empty() && imported.hints.empty() && !imported.run.partial && !benchmark)
-      continue;
-    out << '\n' << imported.run.source << ":\n";
-    if (imported.run.partial) out << "  partial: " << imported.run.partialReason << '\n';
-    if (benchmark)
-      out << "  benchmark throughput (median, in the benchmark's own unit): "
-          << orDash(benchmark, 2) << '\n';
-    if (!imported.missing.empty())
-      out << "  not in the file: " << joinList(imported.missing) << '\n';
-    for (const std::string& hint : imported.hints) out << "  " << hint << '\n';
-  }
-}
-
 int runImport(const CommandContext& context, const ImportCommandOptions& options) {
   auto importing = importOptions(options);
   if (!importing) return context.fail(importing.error());
   auto labels = labelsFor(options);
   if (!labels) return context.fail(labels.error());
+  auto interval = followInterval(options);
+  if (!interval) return context.fail(interval.error());
+  if (options.follow) {
+    return followImports(context, FollowRequest{.paths = options.paths,
+                                                .labels = std::move(*labels),
+                                                .options = std::move(*importing),
+                                                .model = options.model,
+                                                .out = options.out,
+                                                .json = options.json,
+                                                .interval = *interval});
+  }
   std::vector<logs::ImportedLog> imports;
   for (const std::string& path : options.paths) {
     auto imported = logs::importLog(path, *importing);
@@ -204,21 +146,8 @@ int runImport(const CommandContext& context, const ImportCommandOptions& options
     imports.push_back(std::move(*imported));
   }
   if (!options.out.empty()) {
-    std::vector<bench::ClusterRun> rows;
-    for (std::size_t i = 0; i < imports.size(); ++i) {
-      auto row = bench::clusterRunFromLog(imports[i], (*labels)[i], options.model);
-      if (!row) return context.fail(row.error());
-      rows.push_back(std::move(*row));
-    }
-    const std::string text = bench::clusterJsonText(rows);
-    // What is written must be what the ablation reads: the cluster reader's
-    // rules across runs (one unit per configuration, …) are checked first.
-    if (auto readBack = bench::parseClusterJson(text, options.out); !readBack) {
-      return context.fail(readBack.error());
-    }
-    if (Status written = writeFileAtomically(options.out, text); !written) {
+    if (Status written = writeClusterFile(imports, *labels, options.model, options.out); !written)
       return context.fail(written.error());
-    }
   }
   if (options.json) {
     Json runs = Json::array();
@@ -284,11 +213,24 @@ RegisteredCommand registerImportCommand(CLI::App& app) {
       ->add_option("--out", options->out,
                    "Write the cluster-results JSON the ablation and reports read")
       ->type_name("FILE");
-  command->add_flag("--json", options->json, "Print one JSON document (fields: docs/CLI.md)");
+  command->add_flag("--json", options->json,
+                    "Print one JSON document (fields: docs/CLI.md); with --follow, one JSON "
+                    "object per line and event");
+  command->add_flag("--follow", options->follow,
+                    "Keep reading the files as their runs write them: a line per update, until "
+                    "every run ended or SIGINT/SIGTERM; --out is rewritten at each update");
+  command
+      ->add_option("--interval", options->interval,
+                   "Seconds between looks at the files with --follow (default 1)")
+      ->type_name("S");
   command->footer(
       "The format is detected from the content, never the name. Values the file cannot give\n"
       "are null, never guessed; the hints say which option would complete them.\n"
-      "Exit codes: 0 imported; 2 bad input, a file in no known format, a corrupt record.");
+      "--follow reads only what was appended since its last look (a truncated or replaced\n"
+      "file is read again from its start, and said), by polling: shared filesystems do not\n"
+      "signal writes made on other nodes.\n"
+      "Exit codes: 0 imported (with --follow: every run ended, or SIGINT/SIGTERM); 2 bad\n"
+      "input, a file in no known format, a corrupt record.");
   return {command,
           [options](const CommandContext& context) { return runImport(context, *options); }};
 }
