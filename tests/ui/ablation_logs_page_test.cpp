@@ -4,8 +4,11 @@
 // restored from the last session (read again on a worker): charted even
 // when listed before the engine file, queued behind by later imports, and
 // kept in the saved state when the Studio closes before they are in.
+// A log still being written is followed: its records reach the table and
+// the charts as they are appended, and following ends with the run.
 // With TB_ABLATION_SCREENSHOT_DIR set, the pages are saved there as
-// ablation-imported-logs.png and ablation-restored-logs.png.
+// ablation-imported-logs.png, ablation-restored-logs.png and
+// ablation-following-log.png.
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -30,6 +33,7 @@
 #include "ablation_page_fixture.h"
 #include "ui/ablation/ablation_log_import.h"
 #include "ui/ablation/ablation_source_model.h"
+#include "ui/ablation/log_follow_set.h"
 #include "ui/application_identity.h"
 
 using tb::ui::AblationTableModel;
@@ -37,6 +41,34 @@ using tb::ui::test::benchData;
 using tb::ui::test::cell;
 using tb::ui::test::logData;
 using tb::ui::test::rowOf;
+
+// A Megatron-LM run of 50 iterations on 8 GPUs, as its log starts.
+const QByteArray kMegatronArguments =
+    "------------------------ arguments ------------------------\n"
+    "  global_batch_size ............................... 64\n"
+    "  seq_length ...................................... 4096\n"
+    "  train_iters ..................................... 50\n"
+    "  world_size ...................................... 8\n"
+    "-------------------- end of arguments ---------------------\n";
+
+QByteArray iteration(int step, double ms) {
+  return QStringLiteral(
+             " [2024-09-03 15:54:54] iteration %1/      50 | consumed samples: %2 | elapsed time "
+             "per iteration (ms): %3 | throughput per GPU (TFLOP/s/GPU): 400.0 | learning rate: "
+             "3.000000E-04 | global batch size:    64 | lm loss: %4 | loss scale: 1.0 | grad "
+             "norm: 1.250 | number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+      .arg(step)
+      .arg(step * 64)
+      .arg(ms, 0, 'f', 1)
+      .arg(10.0 - step * 0.01)
+      .toUtf8();
+}
+
+void appendTo(const QString& path, const QByteArray& text) {
+  QFile file(path);
+  QVERIFY(file.open(QIODevice::Append));
+  QCOMPARE(file.write(text), text.size());
+}
 
 class AblationLogsPageTest : public QObject, private tb::ui::test::AblationPageFixture {
   Q_OBJECT
@@ -236,6 +268,90 @@ class AblationLogsPageTest : public QObject, private tb::ui::test::AblationPageF
              qPrintable(widget<QLabel>("ablationMessage")->text()));
     QVERIFY(rowOf(*page().tableModel(), "AC2", "cluster") >= 0);
     QVERIFY(rowOf(*page().tableModel(), "Base", "cluster") >= 0);
+  }
+
+  void aLogStillBeingWrittenIsFollowedUntilItsRunEnds() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("train.log"));
+    const auto append = [&](const QByteArray& text) { appendTo(path, text); };
+    // Base ran yesterday, to its end: it is not followed.
+    const QString base = dir.filePath(QStringLiteral("base.log"));
+    QByteArray baseLog = kMegatronArguments;
+    for (int step = 10; step <= 50; step += 10) baseLog += iteration(step, 1600.0);
+    appendTo(base, baseLog);
+    importLogsAndWait({base}, "Base", 0);
+    QVERIFY(!page().logFollows()->isFollowing(base));
+    append(kMegatronArguments + iteration(10, 1500.0) + iteration(20, 1500.0));
+    importLogsAndWait({path}, "AC2", 0);
+    tb::ui::AblationSourceModel& sources = *page().sourceModel();
+    QCOMPARE(sources.rowCount(), 2);
+    const QModelIndex follow = sources.index(1, tb::ui::AblationSourceModel::Follow);
+    QVERIFY2(page().logFollows()->isFollowing(path), "a run still writing is followed");
+    QCOMPARE(sources.data(follow, Qt::CheckStateRole).toInt(), static_cast<int>(Qt::Checked));
+    page().logFollows()->setInterval(std::chrono::milliseconds(100));
+
+    // Steps arrive, the last one cut mid-line as a writer leaves it; the
+    // row's selection stays while the records grow.
+    widget<QTableView>("ablationSources")->selectRow(1);
+    const QByteArray thirty = iteration(30, 1000.0);
+    append(thirty + iteration(40, 1000.0).left(60));
+    QTRY_COMPARE_WITH_TIMEOUT(sources.sources()[1].log->run.records, 3, 10'000);
+    append(iteration(40, 1000.0).mid(60));
+    QTRY_COMPARE_WITH_TIMEOUT(sources.sources()[1].log->run.records, 4, 10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        sources.data(follow, Qt::DisplayRole).toString().contains(QStringLiteral("step 40")),
+        10'000);
+    QCOMPARE(widget<QTableView>("ablationSources")->selectionModel()->selectedRows().size(), 1);
+    const int row = rowOf(*page().tableModel(), "AC2", "cluster");
+    QVERIFY(row >= 0);
+    // The median step time moves from 1.5 s towards the new steps' 1.0 s.
+    QVERIFY2(cell(*page().tableModel(), row, AblationTableModel::StepTime)
+                 .startsWith(QStringLiteral("1.25")),
+             qPrintable(cell(*page().tableModel(), row, AblationTableModel::StepTime)));
+    if (const QString shots = qEnvironmentVariable("TB_ABLATION_SCREENSHOT_DIR");
+        !shots.isEmpty()) {
+      QDir().mkpath(shots);
+      QTest::qWait(300);
+      QVERIFY(
+          page().grab().save(QDir(shots).filePath(QStringLiteral("ablation-following-log.png"))));
+    }
+
+    // The planned last step ends the following.
+    append(iteration(50, 1000.0));
+    QTRY_VERIFY_WITH_TIMEOUT(!page().logFollows()->isFollowing(path), 10'000);
+    QCOMPARE(sources.sources()[1].log->run.records, 5);
+    QVERIFY2(sources.data(follow, Qt::DisplayRole).toString().startsWith(QStringLiteral("ended")),
+             qPrintable(sources.data(follow, Qt::DisplayRole).toString()));
+    QCOMPARE(sources.data(follow, Qt::CheckStateRole).toInt(), static_cast<int>(Qt::Unchecked));
+  }
+
+  void aFollowedLogThatDisappearsSaysSoAndKeepsItsRecords() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("train.log"));
+    appendTo(path, kMegatronArguments + iteration(10, 1500.0));
+    importLogsAndWait({path}, "Base", 0);
+    tb::ui::AblationSourceModel& sources = *page().sourceModel();
+    QCOMPARE(sources.rowCount(), 1);
+    const QModelIndex follow = sources.index(0, tb::ui::AblationSourceModel::Follow);
+    // Unticked and ticked again by hand: following starts afresh.
+    QVERIFY(sources.setData(follow, static_cast<int>(Qt::Unchecked), Qt::CheckStateRole));
+    QVERIFY(!page().logFollows()->isFollowing(path));
+    QVERIFY(sources.setData(follow, static_cast<int>(Qt::Checked), Qt::CheckStateRole));
+    QVERIFY(page().logFollows()->isFollowing(path));
+    page().logFollows()->setInterval(std::chrono::milliseconds(100));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        sources.data(follow, Qt::DisplayRole).toString().contains(QStringLiteral("step 10")),
+        10'000);
+    const std::int64_t records = sources.sources().front().log->run.records;
+    QVERIFY(QFile::remove(path));
+    QTRY_VERIFY2_WITH_TIMEOUT(sources.data(follow, Qt::DisplayRole)
+                                  .toString()
+                                  .contains(QStringLiteral("no such file any more")),
+                              qPrintable(sources.data(follow, Qt::DisplayRole).toString()), 10'000);
+    QCOMPARE(sources.sources().front().log->run.records, records);
+    // Unticking stops it.
+    QVERIFY(sources.setData(follow, static_cast<int>(Qt::Unchecked), Qt::CheckStateRole));
+    QVERIFY(!page().logFollows()->isFollowing(path));
   }
 
   void closingWhileRestoredLogsAreReadKeepsThem() {

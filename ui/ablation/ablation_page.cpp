@@ -28,6 +28,7 @@
 
 #include "plotting/ablation_charts.h"
 #include "tb/bench/ablation_runner.hpp"
+#include "tb/logs/log_follow.hpp"
 #include "ui/ablation/ablation_plan_panel.h"
 #include "ui/ablation/ablation_run_panel.h"
 #include "ui/ablation/ablation_table_model.h"
@@ -138,6 +139,8 @@ QWidget* AblationPage::buildSourcesPanel() {
                                                         QHeaderView::ResizeToContents);
   sourceView_->horizontalHeader()->setSectionResizeMode(AblationSourceModel::Label,
                                                         QHeaderView::ResizeToContents);
+  sourceView_->horizontalHeader()->setSectionResizeMode(AblationSourceModel::Follow,
+                                                        QHeaderView::ResizeToContents);
   sourceView_->horizontalHeader()->setSectionResizeMode(AblationSourceModel::Configurations,
                                                         QHeaderView::ResizeToContents);
   // One line per source: a long file name is shortened in the middle (its
@@ -152,7 +155,7 @@ QWidget* AblationPage::buildSourcesPanel() {
   // of the list keeps them whole.
   const auto fitShortColumns = [this] {
     for (const int column : {AblationSourceModel::Kind, AblationSourceModel::Label,
-                             AblationSourceModel::Configurations}) {
+                             AblationSourceModel::Follow, AblationSourceModel::Configurations}) {
       sourceView_->resizeColumnToContents(column);
     }
   };
@@ -214,6 +217,17 @@ QWidget* AblationPage::buildSourcesPanel() {
           &AblationPage::onSelectionChanged);
   connect(sources_, &AblationSourceModel::dataChanged, this, &AblationPage::onSelectionChanged);
   connect(logImport_, &AblationLogImport::imported, this, &AblationPage::onLogImported);
+  follows_ = new LogFollowSet(this);
+  connect(follows_, &LogFollowSet::updated, this, &AblationPage::onFollowUpdate);
+  connect(follows_, &LogFollowSet::statusChanged, sources_, &AblationSourceModel::setFollowStatus);
+  connect(sources_, &AblationSourceModel::followToggled, this,
+          [this](const QString& path, bool follow) {
+            if (!follow) return follows_->stop(path);
+            for (const AblationSource& source : sources_->sources()) {
+              if (source.path == path)
+                follows_->follow({source.path, source.label, source.gpusGiven, source.lossPattern});
+            }
+          });
   connect(logImport_, &AblationLogImport::refused, this,
           [this](const LogImportRequest&, const QString& message) {
             showMessage(tr("Not loaded: %1").arg(message), true);
@@ -352,6 +366,24 @@ void AblationPage::onLogImported(const LogImportRequest& request,
   }
   showMessage({}, false);
   saveState();
+  // A run still writing its log is followed from the start.
+  if (!tb::logs::runEnded(log)) follows_->follow(request);
+}
+
+// The label may have been changed since following began: the list's wins.
+void AblationPage::onFollowUpdate(const LogImportRequest& request,
+                                  const tb::logs::ImportedLog& log) {
+  LogImportRequest current = request;
+  const QString absolute = QFileInfo(request.path).absoluteFilePath();
+  for (const AblationSource& source : sources_->sources())
+    if (source.path == absolute) current.label = source.label;
+  if (tb::Status added =
+          sources_->addLog(current.path, log, current.label, current.gpus, current.lossPattern);
+      !added) {
+    FollowStatus status = follows_->status(absolute);
+    status.problem = toQString(added.error().message);
+    sources_->setFollowStatus(absolute, status);
+  }
 }
 
 int AblationPage::selectedRow() const {
@@ -404,6 +436,8 @@ void AblationPage::chooseFiles(AblationSourceKind kind) {
 void AblationPage::removeSelectedSource() {
   const QModelIndexList rows = sourceView_->selectionModel()->selectedRows();
   if (rows.isEmpty()) return;
+  const std::size_t row = static_cast<std::size_t>(rows.first().row());
+  if (row < sources_->sources().size()) follows_->stop(sources_->sources()[row].path);
   sources_->removeSource(rows.first().row());
   saveState();
 }

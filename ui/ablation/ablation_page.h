@@ -35,6 +35,7 @@ namespace tb::ui {
 class AblationPlanPanel;
 class AblationRunPanel;
 class AblationTableModel;
+class LogFollowSet;
 
 /// Source files, the merged table, the four charts and the benchmark form.
 class AblationPage : public QWidget {
@@ -62,6 +63,8 @@ class AblationPage : public QWidget {
   void openPlanFolder(const QString& folder);
   [[nodiscard]] AblationPlanPanel* planPanel() const { return planPanel_; }
   [[nodiscard]] AblationLogImport* logImport() const { return logImport_; }
+  /// The logs followed as their runs write them.
+  [[nodiscard]] LogFollowSet* logFollows() const { return follows_; }
   /// The included sources merged: what the table, the charts and reports show.
   [[nodiscard]] const tb::bench::AblationResults& results() const { return results_; }
 
@@ -95,6 +98,7 @@ class AblationPage : public QWidget {
   void removeSelectedSource();
   void onMergedChanged();
   void onLogImported(const LogImportRequest& request, const tb::logs::ImportedLog& log);
+  void onFollowUpdate(const LogImportRequest& request, const tb::logs::ImportedLog& log);
   void onSelectionChanged();
   [[nodiscard]] int selectedRow() const;
   void onBenchmarkFinished(const BenchmarkOutcome& outcome);
@@ -115,6 +119,7 @@ class AblationPage : public QWidget {
   QLabel* message_ = nullptr;
   QLabel* details_ = nullptr;
   AblationLogImport* logImport_ = nullptr;
+  LogFollowSet* follows_ = nullptr;
   QLabel* summary_ = nullptr;
   QCheckBox* normalised_ = nullptr;
   tb::plotting::AblationThroughputChart* throughput_ = nullptr;

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFont>
 
 #include <algorithm>
 
@@ -73,7 +74,7 @@ tb::Status AblationSourceModel::addFile(const QString& path, AblationSourceKind 
   } else {
     const int row = static_cast<int>(sources_.size());
     beginInsertRows({}, row, row);
-    sources_.push_back({absolute, kind, true, std::move(*results), {}, 0, {}, std::nullopt});
+    sources_.push_back({absolute, kind, true, std::move(*results), {}, 0, {}, std::nullopt, {}});
     endInsertRows();
   }
   Q_EMIT mergedChanged();
@@ -88,13 +89,17 @@ tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLo
   if (!results) return results.error();
   // The label as the conversion spelled it (any case in, the canonical out).
   const QString canonical = toQString(results->configurations.front().label);
-  AblationSource source{absolute,    AblationSourceKind::TrainingLog,
-                        true,        std::move(*results),
-                        canonical,   gpusGiven,
-                        lossPattern, std::move(log)};
+  AblationSource source{absolute,      AblationSourceKind::TrainingLog,
+                        true,          std::move(*results),
+                        canonical,     gpusGiven,
+                        lossPattern,   std::move(log),
+                        FollowStatus{}};
   const auto existing = std::find_if(sources_.begin(), sources_.end(),
                                      [&](const AblationSource& s) { return s.path == absolute; });
   if (existing != sources_.end()) {
+    // A followed log's update: the user's switch and the following stay.
+    source.included = existing->included;
+    source.follow = existing->follow;
     *existing = std::move(source);
     const int row = static_cast<int>(existing - sources_.begin());
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
@@ -106,6 +111,22 @@ tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLo
   }
   Q_EMIT mergedChanged();
   return {};
+}
+
+void AblationSourceModel::setFollowStatus(const QString& path, const FollowStatus& status) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  for (std::size_t row = 0; row < sources_.size(); ++row) {
+    if (sources_[row].path != absolute || sources_[row].kind != AblationSourceKind::TrainingLog)
+      continue;
+    sources_[row].follow = status;
+    const QModelIndex cell = index(static_cast<int>(row), Follow);
+    Q_EMIT dataChanged(cell, cell);
+  }
+}
+
+void AblationSourceModel::refreshFollowCells() {
+  if (sources_.empty()) return;
+  Q_EMIT dataChanged(index(0, Follow), index(rowCount() - 1, Follow));
 }
 
 bool AblationSourceModel::setLabel(int row, const QString& label) {
@@ -175,12 +196,38 @@ int AblationSourceModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
+// A training log's Follow cell: its check box, what the following says, and
+// a stalled one in bold, so it stands out in a long list.
+QVariant AblationSourceModel::followData(const AblationSource& source, int role) const {
+  if (source.kind != AblationSourceKind::TrainingLog) {
+    return role == Qt::DisplayRole ? QVariant(QStringLiteral("\u2014")) : QVariant();
+  }
+  const FollowStatus& follow = source.follow;
+  const QDateTime now = QDateTime::currentDateTimeUtc();
+  switch (role) {
+    case Qt::CheckStateRole:
+      return static_cast<int>(follow.following ? Qt::Checked : Qt::Unchecked);
+    case Qt::DisplayRole: return followText(follow, now);
+    case Qt::ToolTipRole: return followDetails(follow, now);
+    case Qt::FontRole: {
+      if (!follow.following || !follow.lastRecordAt.isValid() ||
+          follow.lastRecordAt.secsTo(now) < kStalledAfter.count())
+        return {};
+      QFont bold;
+      bold.setBold(true);
+      return bold;
+    }
+    default: return {};
+  }
+}
+
 QVariant AblationSourceModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const AblationSource& source = sources_[static_cast<std::size_t>(index.row())];
   if (role == Qt::CheckStateRole && index.column() == File) {
     return static_cast<int>(source.included ? Qt::Checked : Qt::Unchecked);
   }
+  if (index.column() == Follow) return followData(source, role);
   if (role == Qt::ToolTipRole) {
     return source.log ? source.path + QLatin1Char('\n') + logDetails(*source.log) : source.path;
   }
@@ -207,6 +254,12 @@ bool AblationSourceModel::setData(const QModelIndex& index, const QVariant& valu
   if (index.isValid() && index.column() == Label && role == Qt::EditRole) {
     return setLabel(index.row(), value.toString());
   }
+  if (index.isValid() && index.column() == Follow && role == Qt::CheckStateRole) {
+    const AblationSource& source = sources_[static_cast<std::size_t>(index.row())];
+    if (source.kind != AblationSourceKind::TrainingLog) return false;
+    Q_EMIT followToggled(source.path, value.toInt() == Qt::Checked);
+    return true;
+  }
   if (!index.isValid() || index.column() != File || role != Qt::CheckStateRole) return false;
   AblationSource& source = sources_[static_cast<std::size_t>(index.row())];
   const bool included = value.toInt() == Qt::Checked;
@@ -220,6 +273,10 @@ bool AblationSourceModel::setData(const QModelIndex& index, const QVariant& valu
 Qt::ItemFlags AblationSourceModel::flags(const QModelIndex& index) const {
   Qt::ItemFlags flags = QAbstractTableModel::flags(index);
   if (index.isValid() && index.column() == File) flags |= Qt::ItemIsUserCheckable;
+  if (index.isValid() && index.column() == Follow &&
+      sources_[static_cast<std::size_t>(index.row())].kind == AblationSourceKind::TrainingLog) {
+    flags |= Qt::ItemIsUserCheckable;
+  }
   if (index.isValid() && index.column() == Label &&
       sources_[static_cast<std::size_t>(index.row())].kind == AblationSourceKind::TrainingLog) {
     flags |= Qt::ItemIsEditable;
@@ -233,6 +290,7 @@ QVariant AblationSourceModel::headerData(int section, Qt::Orientation orientatio
     case File: return tr("File");
     case Kind: return tr("Kind");
     case Label: return tr("Label");
+    case Follow: return tr("Follow");
     case Configurations: return tr("Rows");
     default: return {};
   }

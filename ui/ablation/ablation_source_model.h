@@ -14,6 +14,7 @@
 #include "tb/bench/results.hpp"
 #include "tb/common/expected.hpp"
 #include "tb/logs/log_import.hpp"
+#include "ui/ablation/log_follow_set.h"
 
 namespace tb::ui {
 
@@ -30,6 +31,7 @@ struct AblationSource {
   int gpusGiven = 0;                   ///< a training log's GPU count as given (0: the file's)
   QString lossPattern;                 ///< a training log's --loss-pattern as given
   std::optional<tb::logs::ImportedLog> log;  ///< a training log as read, to relabel it
+  FollowStatus follow;                       ///< a training log's following, as last said
 };
 
 /// Sources as a table (file, kind, configurations); the check box of the
@@ -38,7 +40,7 @@ class AblationSourceModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { File, Kind, Label, Configurations, ColumnCount };
+  enum Column { File, Kind, Label, Follow, Configurations, ColumnCount };
 
   explicit AblationSourceModel(QObject* parent = nullptr);
 
@@ -52,6 +54,10 @@ class AblationSourceModel : public QAbstractTableModel {
   [[nodiscard]] tb::Status addLog(const QString& path, tb::logs::ImportedLog log,
                                   const QString& label, int gpusGiven = 0,
                                   const QString& lossPattern = {});
+  /// What the Follow cell of the log at `path` shows.
+  void setFollowStatus(const QString& path, const FollowStatus& status);
+  /// Redraws every Follow cell (the time since the last record moves on).
+  void refreshFollowCells();
   /// Moves a training log to another ablation label (its Label cell is
   /// editable too); false for other sources or an unknown label.
   bool setLabel(int row, const QString& label);
@@ -77,8 +83,13 @@ class AblationSourceModel : public QAbstractTableModel {
  Q_SIGNALS:
   /// The merged document changed (a source added, removed or switched).
   void mergedChanged();
+  /// The user switched following the log at `path` on or off (its Follow
+  /// check box); the page starts or stops it and says so back.
+  void followToggled(const QString& path, bool follow);
 
  private:
+  [[nodiscard]] QVariant followData(const AblationSource& source, int role) const;
+
   std::vector<AblationSource> sources_;
 };
 
