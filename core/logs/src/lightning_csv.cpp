@@ -138,6 +138,14 @@ class LightningCsvFormat final : public LineFormat {
     return {};
   }
 
+  [[nodiscard]] std::vector<std::string> notes() const override {
+    if (auto note = validationNote(untimedRows_, "rows with no training value",
+                                   "metrics.csv gives them no time: the step times and "
+                                   "throughputs it logs are per training step"))
+      return {*note};
+    return {};
+  }
+
   Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) override {
     sink_ = &sink;  // a copy finishing hands its held records to its own sink
     if (continuing_) {
@@ -201,7 +209,10 @@ class LightningCsvFormat final : public LineFormat {
     held_.reset();
     if (row.error) return *row.error;
     const NemoMetrics& metrics = row.metrics;
-    if (!metrics.hasTrainingValue()) return {};  // validation or epoch-only row
+    if (!metrics.hasTrainingValue()) {  // validation or epoch-only row
+      ++untimedRows_;
+      return {};
+    }
     const auto step = metrics.step ? metrics.step : metrics.globalStep;
     if (!step) return {};
     records_.add(metrics, *step, sink_);
@@ -214,9 +225,8 @@ class LightningCsvFormat final : public LineFormat {
   }
 
   std::string origin_;
-  // finish() has no sink; the records still merging then go to the one feed()
-  // was given (the importer passes the same sink to every call).
-  StepSink* sink_ = nullptr;
+  StepSink* sink_ = nullptr;  ///< feed()'s, then finish()'s for the records still merging
+  std::int64_t untimedRows_ = 0;
   std::vector<Column> columns_;
   std::vector<std::string> cells_;
   bool continuing_ = false;

@@ -182,6 +182,14 @@ std::optional<double> parseLogNumber(std::string_view text) {
   return sign * value;
 }
 
+std::optional<std::string> validationNote(std::int64_t count, std::string_view what,
+                                          std::string_view timing) {
+  if (count <= 0) return std::nullopt;
+  return std::to_string(count) + " validation " + (count == 1 ? "line" : "lines") + " (" +
+         std::string(what) + ") " + (count == 1 ? "is" : "are") + " not step records; " +
+         std::string(timing);
+}
+
 Error lineError(std::string_view origin, std::uint64_t line, std::string_view what) {
   return makeError(ErrorKind::Parse,
                    std::string(origin) + ":" + std::to_string(line) + ": " + std::string(what));

@@ -46,6 +46,12 @@ inline std::string_view withoutBom(std::string_view text) {
 
 /// The importer's refusal of a line of a format that cannot be read:
 /// `origin:line: what` (kind Parse, exit 2).
+/// The hint for what a file showed of its run's validation, which is no
+/// step record: "3 validation lines (validate step:) are not step records; "
+/// + `timing` (how the format's times stand to it). Empty for none.
+[[nodiscard]] std::optional<std::string> validationNote(std::int64_t count, std::string_view what,
+                                                        std::string_view timing);
+
 [[nodiscard]] Error lineError(std::string_view origin, std::uint64_t line, std::string_view what);
 
 /// `text` in single quotes for a message: cut at 80 bytes (then "…"),

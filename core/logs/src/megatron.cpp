@@ -161,6 +161,7 @@ class MegatronFormat final : public LineFormat {
       case HeadKind::NotOurs: break;
     }
     const std::string_view payload = afterBracketPrefixes(line);
+    if (payload.find("validation loss at iteration") != std::string_view::npos) ++evaluations_;
     if (payload.starts_with("(after ") && payload.find(" memory (MB)") != std::string_view::npos) {
       return readMemory(payload, lineNumber);
     }
@@ -183,6 +184,14 @@ class MegatronFormat final : public LineFormat {
     const auto planned = state_.trainIters ? state_.trainIters : state_.lineTrainIters;
     if (planned) run.plannedSteps = planned;
     if (!state_.memoryKind.empty()) run.memoryKind = state_.memoryKind;
+    return {};
+  }
+
+  [[nodiscard]] std::vector<std::string> notes() const override {
+    if (auto note = validationNote(evaluations_, "validation loss at iteration",
+                                   "Megatron-LM stops its interval timer while it evaluates, so "
+                                   "elapsed time per iteration is training time"))
+      return {*note};
     return {};
   }
 
@@ -384,8 +393,9 @@ class MegatronFormat final : public LineFormat {
 
   std::string origin_;
   bool deepSpeedFork_;
-  StepSink* sink_ = nullptr;  ///< the importer's, for the record finish() still holds
+  StepSink* sink_ = nullptr;  ///< where the record held for its memory line goes
   State state_;
+  std::int64_t evaluations_ = 0;
 };
 
 }  // namespace

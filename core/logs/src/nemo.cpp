@@ -99,7 +99,17 @@ class NemoFormat final : public LineFormat {
       if (held.record) source_ = Source::Dllogger;
       return commit(std::move(held));
     }
-    return {};  // another logger's line: NeMo's [NeMo I …] lines, `Validation: iteration …`
+    // Another logger's line: NeMo's [NeMo I …] lines, the validation loop's.
+    if (line.find("Validation: iteration") != std::string_view::npos) ++validations_;
+    return {};
+  }
+
+  [[nodiscard]] std::vector<std::string> notes() const override {
+    if (auto note = validationNote(validations_, "Validation: iteration",
+                                   "NeMo's train_step_timing times each training step alone, so "
+                                   "validation is not in the step times"))
+      return {*note};
+    return {};
   }
 
   Status finish(runs::ImportedRun& run, bool endedMidLine, StepSink& sink) override {
@@ -283,9 +293,8 @@ class NemoFormat final : public LineFormat {
   }
 
   std::string origin_;
-  // finish() has no sink; the record still merging then goes to the one
-  // feed() was given (the importer passes the same sink to every call).
-  StepSink* sink_ = nullptr;
+  StepSink* sink_ = nullptr;  ///< feed()'s, then finish()'s for the record still merging
+  std::int64_t validations_ = 0;
   // A stream with both forms keeps the first one seen: the console line's
   // window averages and DLLogger's per-step values must not mix on one curve.
   Source source_ = Source::None;

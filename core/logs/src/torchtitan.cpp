@@ -122,6 +122,7 @@ class TorchtitanFormat final : public LineFormat {
   Status feed(std::string_view line, std::uint64_t lineNumber, StepSink& sink) override {
     sink_ = &sink;
     if (Status committed = commitHeld(); !committed) return committed;
+    if (line.find("validate step:") != std::string_view::npos) ++validations_;
     std::size_t stepAt = 0;
     Fields fields;
     if (!isStepLine(line, stepAt, fields)) return {};
@@ -139,6 +140,17 @@ class TorchtitanFormat final : public LineFormat {
     if (Status committed = commitHeld(); !committed) return committed;
     if (plannedSteps_) run.plannedSteps = plannedSteps_;
     if (sawMemory_) run.memoryKind = "max_reserved";
+    return {};
+  }
+
+  [[nodiscard]] std::vector<std::string> notes() const override {
+    // Its metrics logger times from one logged step to the next, with the
+    // validator's run in between.
+    if (auto note = validationNote(validations_, "validate step:",
+                                   "torchtitan does not time validation apart, so it falls in "
+                                   "the window of the next step record, an outlier the medians "
+                                   "are not moved by"))
+      return {*note};
     return {};
   }
 
@@ -223,6 +235,7 @@ class TorchtitanFormat final : public LineFormat {
   std::optional<Held> held_;
   std::optional<std::int64_t> plannedSteps_;
   bool sawMemory_ = false;
+  std::int64_t validations_ = 0;
 };
 
 }  // namespace
