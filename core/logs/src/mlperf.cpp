@@ -118,6 +118,12 @@ class MlperfFormat final : public LineFormat {
     if (sawTrainStepTime_) {
       out.emplace_back("tracked_stats train_step_time is not imported: its unit is not documented");
     }
+    if (fractionalSteps_ > 0) {
+      out.emplace_back(std::to_string(fractionalSteps_) +
+                       (fractionalSteps_ == 1 ? " tracked_stats line gives its"
+                                              : " tracked_stats lines give their") +
+                       " step as a fraction of an epoch: such records are numbered in file order");
+    }
     return out;
   }
 
@@ -212,6 +218,12 @@ class MlperfFormat final : public LineFormat {
         const auto it = metadata.find(name);
         if (it == metadata.end() || !it->is_number()) continue;
         step = jsonCount(*it);
+        // DLRM logs where it is in the one epoch it trains as a fraction of
+        // it (0.6999…): no step to number a record by, so the file's order is.
+        if (!step && it->get<double>() > 0.0 && it->get<double>() < 1e9) {
+          ++fractionalSteps_;
+          break;
+        }
         if (!step) {
           return fail("expected a whole, non-negative step number for metadata \"" +
                       std::string(name) + "\", found " + jsonFound(*it));
@@ -255,6 +267,7 @@ class MlperfFormat final : public LineFormat {
   std::optional<std::int64_t> sequenceLength_;
   bool sawThroughput_ = false;
   bool sawTrainStepTime_ = false;
+  std::int64_t fractionalSteps_ = 0;
 };
 
 }  // namespace
