@@ -220,14 +220,13 @@ QWidget* AblationPage::buildSourcesPanel() {
   follows_ = new LogFollowSet(this);
   connect(follows_, &LogFollowSet::updated, this, &AblationPage::onFollowUpdate);
   connect(follows_, &LogFollowSet::statusChanged, sources_, &AblationSourceModel::setFollowStatus);
-  connect(sources_, &AblationSourceModel::followToggled, this,
-          [this](const QString& path, bool follow) {
-            if (!follow) return follows_->stop(path);
-            for (const AblationSource& source : sources_->sources()) {
-              if (source.path == path)
-                follows_->follow({source.path, source.label, source.gpusGiven, source.lossPattern});
-            }
-          });
+  connect(
+      sources_, &AblationSourceModel::followToggled, this,
+      [this](const QString& path, bool follow) {
+        if (!follow) return follows_->stop(path);
+        if (const AblationSource* source = sources_->source(path))
+          follows_->follow({source->path, source->label, source->gpusGiven, source->lossPattern});
+      });
   connect(logImport_, &AblationLogImport::refused, this,
           [this](const LogImportRequest&, const QString& message) {
             showMessage(tr("Not loaded: %1").arg(message), true);
@@ -374,15 +373,13 @@ void AblationPage::onLogImported(const LogImportRequest& request,
 void AblationPage::onFollowUpdate(const LogImportRequest& request,
                                   const tb::logs::ImportedLog& log) {
   LogImportRequest current = request;
-  const QString absolute = QFileInfo(request.path).absoluteFilePath();
-  for (const AblationSource& source : sources_->sources())
-    if (source.path == absolute) current.label = source.label;
+  if (const AblationSource* source = sources_->source(request.path)) current.label = source->label;
   if (tb::Status added =
           sources_->addLog(current.path, log, current.label, current.gpus, current.lossPattern);
       !added) {
-    FollowStatus status = follows_->status(absolute);
+    FollowStatus status = follows_->status(request.path);
     status.problem = toQString(added.error().message);
-    sources_->setFollowStatus(absolute, status);
+    sources_->setFollowStatus(request.path, status);
   }
 }
 

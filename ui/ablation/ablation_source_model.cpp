@@ -113,6 +113,13 @@ tb::Status AblationSourceModel::addLog(const QString& path, tb::logs::ImportedLo
   return {};
 }
 
+const AblationSource* AblationSourceModel::source(const QString& path) const {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  const auto found = std::find_if(sources_.begin(), sources_.end(),
+                                  [&](const AblationSource& s) { return s.path == absolute; });
+  return found == sources_.end() ? nullptr : &*found;
+}
+
 void AblationSourceModel::setFollowStatus(const QString& path, const FollowStatus& status) {
   const QString absolute = QFileInfo(path).absoluteFilePath();
   for (std::size_t row = 0; row < sources_.size(); ++row) {

@@ -65,6 +65,8 @@ class AblationSourceModel : public QAbstractTableModel {
   void clear();
 
   [[nodiscard]] const std::vector<AblationSource>& sources() const { return sources_; }
+  /// The source listed for `path` (made absolute), or null.
+  [[nodiscard]] const AblationSource* source(const QString& path) const;
   /// Paths of the sources of one kind, in list order (for the settings).
   [[nodiscard]] QStringList paths(AblationSourceKind kind) const;
 

@@ -25,6 +25,11 @@ struct ImportTarget {
   std::filesystem::path path;  ///< what the format reads: a file, or the folder itself
 };
 
+/// Read whole (JSON, CSV, event files) rather than line by line.
+[[nodiscard]] inline bool isDocument(const FormatSpec& spec) {
+  return spec.readDocument != nullptr;
+}
+
 /// The format and the file (or folder) a path names; `forced`: --format.
 [[nodiscard]] Expected<ImportTarget> resolveTarget(const std::filesystem::path& path,
                                                    const std::optional<Format>& forced);

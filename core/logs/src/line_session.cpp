@@ -1,5 +1,7 @@
 #include "line_session.hpp"
 
+#include "log_text.hpp"
+
 namespace tb::logs::detail {
 
 LineSession::LineSession(const FormatSpec& spec, const std::filesystem::path& file,
@@ -20,6 +22,21 @@ LineSession::LineSession(const LineSession& other)
 Status LineSession::feed(std::string_view cleaned, std::uint64_t lineNumber) {
   if (Status fed = format_->feed(cleaned, lineNumber, loss_.sink()); !fed) return fed;
   loss_.read(cleaned, *format_);
+  return {};
+}
+
+Status LineSession::feedLines(LineReader& reader, bool& fed) {
+  std::string_view line;
+  while (reader.next(line)) {
+    // A last line without its newline was still being written (or the
+    // writer was killed): any number in it may be cut ("tps: 55,3"), so it
+    // is no record. finish() is told; every line before it is whole.
+    if (reader.lastLineUnterminated()) break;
+    if (Status status = feed(cleanLine(line, scratch_), reader.lineNumber()); !status)
+      return status;
+    fed = true;
+  }
+  if (reader.error()) return *reader.error();
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "format_parser.hpp"
+#include "line_reader.hpp"
 #include "script_loss.hpp"
 #include "step_collector.hpp"
 #include "tb/common/expected.hpp"
@@ -33,6 +34,10 @@ class LineSession {
 
   /// One whole cleaned line (log_text.hpp's cleanLine).
   [[nodiscard]] Status feed(std::string_view cleaned, std::uint64_t lineNumber);
+  /// Every whole line `reader` gives now, cleaned, up to a last line without
+  /// its end (never fed); `fed` says whether any line was. A read error is
+  /// the reader's.
+  [[nodiscard]] Status feedLines(LineReader& reader, bool& fed);
   /// After the last line: the run's metadata into `run`, what the format
   /// and the loss lines have to say into `notes`. The session is spent.
   [[nodiscard]] Status finish(runs::ImportedRun& run, bool endedMidLine,
@@ -46,6 +51,7 @@ class LineSession {
   StepCollector collector_;
   std::unique_ptr<LineFormat> format_;
   ScriptLossReader loss_;  ///< after collector_: it hands records to it
+  std::string scratch_;    ///< cleanLine's buffer
 };
 
 }  // namespace tb::logs::detail

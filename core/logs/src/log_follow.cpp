@@ -17,7 +17,6 @@
 #include "import_parts.hpp"
 #include "line_reader.hpp"
 #include "line_session.hpp"
-#include "log_text.hpp"
 
 namespace tb::logs {
 
@@ -95,7 +94,6 @@ struct LogFollower::State {
   std::optional<detail::LineReader> reader;
   std::optional<detail::LineSession> session;
   FileIdentity identity;
-  std::string scratch;
   // A document: what it was when last read.
   std::string signature;
   std::optional<ImportedLog> latest;
@@ -105,7 +103,6 @@ struct LogFollower::State {
   Expected<FollowUpdate> pollLines();
   Expected<FollowUpdate> pollDocument();
   std::optional<std::string> checkSameFile(const FileIdentity& now);
-  Status readAppended(bool& fed);
   Status snapshotLines(FollowUpdate& update);
   void take(Expected<ImportedLog> imported, FollowUpdate& update);
 };
@@ -123,7 +120,7 @@ Expected<FollowUpdate> LogFollower::State::pollTarget() {
   }
   target = std::move(*resolved);
   spec = &detail::formatSpec(target->format);
-  return spec->readDocument != nullptr ? pollDocument() : pollLines();
+  return detail::isDocument(*spec) ? pollDocument() : pollLines();
 }
 
 std::optional<std::string> LogFollower::State::checkSameFile(const FileIdentity& now) {
@@ -133,20 +130,6 @@ std::optional<std::string> LogFollower::State::checkSameFile(const FileIdentity&
     return target->path.string() + ": truncated to " + std::to_string(now.size) + " bytes after " +
            std::to_string(reader->bytesRead()) + " were read; reading it from its start";
   return std::nullopt;
-}
-
-Status LogFollower::State::readAppended(bool& fed) {
-  return detail::guardedRead(*spec, target->path, [&]() -> Status {
-    std::string_view line;
-    while (reader->next(line)) {
-      if (Status status = session->feed(detail::cleanLine(line, scratch), reader->lineNumber());
-          !status)
-        return status;
-      fed = true;
-    }
-    if (reader->error()) return *reader->error();
-    return {};
-  });
 }
 
 void LogFollower::State::take(Expected<ImportedLog> imported, FollowUpdate& update) {
@@ -196,7 +179,10 @@ Expected<FollowUpdate> LogFollower::State::pollLines() {
     reader->resume();
   }
   bool fed = false;
-  if (Status read = readAppended(fed); !read) return read.error();
+  if (Status read = detail::guardedRead(*spec, target->path,
+                                        [&] { return session->feedLines(*reader, fed); });
+      !read)
+    return read.error();
   if (fed || update.restarted)
     if (Status taken = snapshotLines(update); !taken) return taken.error();
   return update;
@@ -245,7 +231,7 @@ LogFollower& LogFollower::operator=(LogFollower&& other) noexcept = default;
 
 Expected<FollowUpdate> LogFollower::poll() {
   if (!state_->target) return state_->pollTarget();
-  return state_->spec->readDocument != nullptr ? state_->pollDocument() : state_->pollLines();
+  return detail::isDocument(*state_->spec) ? state_->pollDocument() : state_->pollLines();
 }
 
 const std::optional<ImportedLog>& LogFollower::latest() const noexcept { return state_->latest; }

@@ -26,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using detail::FormatSpec;
+using detail::isDocument;
 
 constexpr std::size_t kHeadBytes = std::size_t{64} << 10;
 // After a guest format's first line (formats.cpp: DeepSpeed, MLPerf),
@@ -39,8 +40,6 @@ constexpr std::uint64_t kGuestWindowBytes = std::uint64_t{8} << 20;
 constexpr int kEventSearchDepth = 4;
 
 bool isGuest(Format format) { return format == Format::DeepSpeed || format == Format::Mlperf; }
-
-bool isDocument(const FormatSpec& spec) { return spec.readDocument != nullptr; }
 
 std::string knownNames() {
   std::vector<std::string> names;
@@ -211,18 +210,8 @@ Status readLines(const fs::path& file, detail::LineSession& session, runs::Impor
                  bool& endedMidLine, std::vector<std::string>& notes) {
   auto reader = detail::LineReader::open(file);
   if (!reader) return std::move(reader).error();
-  std::string scratch;
-  std::string_view line;
-  endedMidLine = false;
-  while (reader->next(line)) {
-    // A last line without its newline was still being written (or the
-    // writer was killed): any number in it may be cut ("tps: 55,3"), so it
-    // is no record. finish() is told; every line before it is whole.
-    if (reader->lastLineUnterminated()) break;
-    if (Status fed = session.feed(detail::cleanLine(line, scratch), reader->lineNumber()); !fed)
-      return fed;
-  }
-  if (reader->error()) return *reader->error();
+  bool fed = false;
+  if (Status read = session.feedLines(*reader, fed); !read) return read;
   endedMidLine = reader->lastLineUnterminated();
   Status finished = session.finish(run, endedMidLine, notes);
   if (auto note = detail::longLinesNote(reader->skippedLongLines())) notes.push_back(*note);
