@@ -1,17 +1,20 @@
 // What following growing logs costs (the targets: under 5 % of one core in
 // all and flat memory for 8 logs written at 1 MB/s each, and under 2 s from
 // a line written to its record read with polling at 1 s). A writer child
-// appends Megatron-LM iteration lines of one fixed length to every log,
-// keeping each at `rate` bytes per second; this process follows them with
-// tb::logs::LogFollower, one poll of every log per interval. Since every
-// line has the same length and the writer keeps to its schedule, line n of
-// a log was complete at t0 + (n + 1) * length / rate, which gives each
-// record's delay without a clock shared through the file. CPU is this
-// process's own (getrusage), the writer's not included; memory is its
-// resident set after each round. Prints one JSON document; docs/PERF.md
-// records it.
+// appends records of one fixed length to every log, keeping each at `rate`
+// bytes per second: Megatron-LM iteration lines, or with `--format
+// tensorboard` TFRecord-framed Events (the loss, the iteration time and the
+// throughput of a step) to the event file of a run folder each. This
+// process follows them with tb::logs::LogFollower, one poll of every log per
+// interval. Since every record has the same length and the writer keeps to
+// its schedule, record n of a log was complete at t0 + (n + 1) * length /
+// rate, which gives each record's delay without a clock shared through the
+// file. CPU is this process's own (getrusage), the writer's not included;
+// memory is its resident set after each round. Prints one JSON document;
+// docs/PERF.md records it.
 //
-//   log_follow_cost [--files 8] [--mb-per-s 1] [--seconds 30] [--interval 1] [--dir DIR]
+//   log_follow_cost [--files 8] [--mb-per-s 1] [--seconds 30] [--interval 1]
+//                   [--format megatron|tensorboard] [--dir DIR]
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -21,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "tb/logs/log_follow.hpp"
+#include "tfrecord.hpp"
 
 namespace {
 
@@ -41,6 +46,7 @@ struct Settings {
   double bytesPerSecond = 1e6;
   double seconds = 30.0;
   double interval = 1.0;
+  bool tensorboard = false;
   fs::path dir;
 };
 
@@ -61,10 +67,96 @@ std::string iterationLine(std::int64_t index) {
   return line;
 }
 
-const std::size_t kLineBytes = iterationLine(0).size();
+// ---------------------------------------------------------------------------
+// TensorBoard: Events encoded by hand in protobuf's wire format, so that the
+// reader's libprotobuf is not also the writer.
 
+void appendVarint(std::string& out, std::uint64_t value, std::size_t width) {
+  // Padded to `width` bytes with continuation bits, as the wire format allows,
+  // so that every step encodes to the same length.
+  for (std::size_t i = 0; i + 1 < width; ++i, value >>= 7)
+    out += static_cast<char>(0x80U | (value & 0x7fU));
+  out += static_cast<char>(value & 0x7fU);
+}
+
+template <class T>
+void appendFixed(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));  // little-endian, as the wire format is
+  out.append(bytes, sizeof(T));
+}
+
+void appendLengthDelimited(std::string& out, int field, const std::string& bytes) {
+  out += static_cast<char>((field << 3) | 2);
+  appendVarint(out, bytes.size(), 1);
+}
+
+std::string scalarValue(const std::string& tag, float value) {
+  std::string out;
+  appendLengthDelimited(out, 1, tag);
+  out += tag;
+  out += static_cast<char>((2 << 3) | 5);  // simple_value, fixed32
+  appendFixed(out, value);
+  return out;
+}
+
+std::string tfrecord(const std::string& data) {
+  std::string out;
+  appendFixed(out, static_cast<std::uint64_t>(data.size()));
+  appendFixed(out, tb::logs::detail::maskCrc(tb::logs::detail::crc32c(out)));
+  out += data;
+  appendFixed(out, tb::logs::detail::maskCrc(tb::logs::detail::crc32c(data)));
+  return out;
+}
+
+std::string eventRecord(std::int64_t index) {
+  std::string summary;
+  for (const auto& value :
+       {scalarValue("lm loss", static_cast<float>(9.0 - 1e-7 * static_cast<double>(index))),
+        scalarValue("iteration-time", static_cast<float>(12.0 + static_cast<double>(index % 97))),
+        scalarValue("throughput", static_cast<float>(800.0 + static_cast<double>(index % 89)))}) {
+    appendLengthDelimited(summary, 1, value);
+    summary += value;
+  }
+  std::string event;
+  event += static_cast<char>((1 << 3) | 1);  // wall_time, fixed64
+  appendFixed(event, 1.7e9 + static_cast<double>(index));
+  event += static_cast<char>(2 << 3);  // step, varint
+  appendVarint(event, static_cast<std::uint64_t>((index + 1) * 10), 5);
+  appendLengthDelimited(event, 5, summary);
+  event += summary;
+  return tfrecord(event);
+}
+
+std::string fileVersionRecord() {
+  std::string event;
+  event += static_cast<char>((1 << 3) | 1);
+  appendFixed(event, 1.7e9);
+  const std::string version = "brain.Event:2";
+  appendLengthDelimited(event, 3, version);
+  event += version;
+  return tfrecord(event);
+}
+
+// ---------------------------------------------------------------------------
+
+std::string record(const Settings& settings, std::int64_t index) {
+  return settings.tensorboard ? eventRecord(index) : iterationLine(index);
+}
+
+std::size_t recordBytes(const Settings& settings) { return record(settings, 0).size(); }
+
+/// What the follower follows: a log, or a run folder.
+fs::path followedPath(const Settings& settings, int file) {
+  return settings.tensorboard ? settings.dir / ("run-" + std::to_string(file))
+                              : settings.dir / ("rank0-" + std::to_string(file) + ".log");
+}
+
+/// The file the writer appends to.
 fs::path logPath(const Settings& settings, int file) {
-  return settings.dir / ("rank0-" + std::to_string(file) + ".log");
+  return settings.tensorboard
+             ? followedPath(settings, file) / "events.out.tfevents.1700000000.node0.1.0"
+             : followedPath(settings, file);
 }
 
 // The writer: every 10 ms, each log is topped up to rate × elapsed bytes.
@@ -73,13 +165,13 @@ fs::path logPath(const Settings& settings, int file) {
   for (int file = 0; file < settings.files; ++file)
     logs.emplace_back(logPath(settings, file), std::ios::binary | std::ios::app);
   std::vector<std::int64_t> lines(static_cast<std::size_t>(settings.files), 0);
+  const auto bytes = static_cast<double>(recordBytes(settings));
   for (;;) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    const auto due = static_cast<std::int64_t>(elapsed * settings.bytesPerSecond /
-                                               static_cast<double>(kLineBytes));
+    const auto due = static_cast<std::int64_t>(elapsed * settings.bytesPerSecond / bytes);
     for (std::size_t file = 0; file < logs.size(); ++file) {
       std::string chunk;
-      for (; lines[file] < due; ++lines[file]) chunk += iterationLine(lines[file]);
+      for (; lines[file] < due; ++lines[file]) chunk += record(settings, lines[file]);
       logs[file] << chunk << std::flush;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -112,7 +204,12 @@ Settings parse(int argc, char** argv) {
     else if (name == "--seconds") settings.seconds = std::stod(value);
     else if (name == "--interval") settings.interval = std::stod(value);
     else if (name == "--dir") settings.dir = value;
-    else {
+    else if (name == "--format" && (value == "megatron" || value == "tensorboard"))
+      settings.tensorboard = value == "tensorboard";
+    else if (name == "--format") {
+      std::cerr << "log_follow_cost: --format " << value << ": expected megatron or tensorboard\n";
+      std::exit(2);
+    } else {
       std::cerr << "log_follow_cost: unknown option " << name << '\n';
       std::exit(2);
     }
@@ -143,7 +240,7 @@ double pollAll(std::vector<tb::logs::LogFollower>& followers, Clock::time_point 
     if (!latest || !latest->run.lastStep || *latest->run.lastStep <= before) continue;
     const double firstNew = static_cast<double>(before / 10);  // its line's index
     const double written =
-        (firstNew + 1.0) * static_cast<double>(kLineBytes) / settings.bytesPerSecond;
+        (firstNew + 1.0) * static_cast<double>(recordBytes(settings)) / settings.bytesPerSecond;
     const double now = std::chrono::duration<double>(Clock::now() - start).count();
     worst = std::max(worst, now - written);
   }
@@ -156,14 +253,18 @@ int main(int argc, char** argv) {
   const Settings settings = parse(argc, argv);
   fs::remove_all(settings.dir);
   fs::create_directories(settings.dir);
-  for (int file = 0; file < settings.files; ++file) std::ofstream(logPath(settings, file));
+  for (int file = 0; file < settings.files; ++file) {
+    fs::create_directories(logPath(settings, file).parent_path());
+    std::ofstream(logPath(settings, file), std::ios::binary)
+        << (settings.tensorboard ? fileVersionRecord() : std::string());
+  }
   const Clock::time_point start = Clock::now();
   const pid_t writer = fork();
   if (writer == 0) writeLogs(settings, start);
 
   std::vector<tb::logs::LogFollower> followers;
   for (int file = 0; file < settings.files; ++file) {
-    auto follower = tb::logs::LogFollower::open(logPath(settings, file));
+    auto follower = tb::logs::LogFollower::open(followedPath(settings, file));
     if (!follower) return 1;
     followers.push_back(std::move(*follower));
   }
@@ -210,7 +311,8 @@ int main(int argc, char** argv) {
   for (int file = 0; file < settings.files; ++file) bytes += fs::file_size(logPath(settings, file));
   fs::remove_all(settings.dir);
 
-  std::cout << nlohmann::json{{"files", settings.files},
+  std::cout << nlohmann::json{{"format", settings.tensorboard ? "tensorboard" : "megatron"},
+                              {"files", settings.files},
                               {"mb_per_s_per_file", settings.bytesPerSecond / 1e6},
                               {"interval_s", settings.interval},
                               {"seconds", settings.seconds},

@@ -45,6 +45,9 @@ struct ImportTarget {
 /// an error naming the file.
 [[nodiscard]] Status guardedRead(const FormatSpec& spec, const std::filesystem::path& path,
                                  const std::function<Status()>& read);
+/// Says in `notes` that a --loss-pattern given was not used on a document.
+void noteUnusedLossPattern(const FormatSpec& spec, bool lossPatternGiven,
+                           std::vector<std::string>& notes);
 /// A document format's whole file (or folder) into `run` and `collector`.
 [[nodiscard]] Status readDocumentTarget(const FormatSpec& spec, const std::filesystem::path& path,
                                         bool lossPatternGiven, runs::ImportedRun& run,

@@ -1,52 +1,36 @@
 // A text log is read through one following LineReader and one LineSession
 // for as long as the file is the same file; each poll that fed lines
 // finishes a copy of the session into the import of the bytes so far. A
-// document is read again whole when what the path holds changed; a read
-// that fails then (a JSON file caught while its writer rewrites it) is a
+// TensorBoard run is read on the same way, by TensorboardFollow. Any other
+// document is read again whole when what the path holds changed. A document
+// read that fails (a JSON file caught while its writer rewrites it) is a
 // problem of that poll, retried on the next change.
 #include "tb/logs/log_follow.hpp"
-
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "file_identity.hpp"
 #include "format_parser.hpp"
 #include "import_parts.hpp"
 #include "line_reader.hpp"
 #include "line_session.hpp"
+#include "tensorboard_follow.hpp"
 
 namespace tb::logs {
 
 namespace fs = std::filesystem;
 
-// What the follower knows of the file it reads, to see it replaced.
-struct FollowedFileIdentity {
-  dev_t device = 0;
-  ino_t inode = 0;
-  std::uint64_t size = 0;
-  std::int64_t modifiedNs = 0;
-};
-
 namespace {
 
-using FileIdentity = FollowedFileIdentity;
+using detail::FileIdentity;
+using detail::identityOf;
 
 // Event files sit in subfolders (torchtitan: tb/<date>/rank_0/), as the
 // importer searches them.
 constexpr int kSignatureDepth = 4;
-
-std::optional<FileIdentity> identityOf(const fs::path& file) {
-  struct stat info {};
-  if (::stat(file.c_str(), &info) != 0) return std::nullopt;
-  return FileIdentity{.device = info.st_dev,
-                      .inode = info.st_ino,
-                      .size = static_cast<std::uint64_t>(info.st_size),
-                      .modifiedNs = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 +
-                                    info.st_mtim.tv_nsec};
-}
 
 void appendSignature(std::string& signature, const fs::path& file) {
   const auto identity = identityOf(file);
@@ -94,14 +78,16 @@ struct LogFollower::State {
   std::optional<detail::LineReader> reader;
   std::optional<detail::LineSession> session;
   FileIdentity identity;
-  // A document: what it was when last read.
+  // A document: what it was when last read; a TensorBoard run's reading.
   std::string signature;
+  std::optional<detail::TensorboardFollow> events;
   std::optional<ImportedLog> latest;
 
   [[nodiscard]] const LossPattern* lossPattern() const { return pattern ? &*pattern : nullptr; }
   Expected<FollowUpdate> pollTarget();
   Expected<FollowUpdate> pollLines();
   Expected<FollowUpdate> pollDocument();
+  void readEvents(FollowUpdate& update);
   std::optional<std::string> checkSameFile(const FileIdentity& now);
   Status snapshotLines(FollowUpdate& update);
   void take(Expected<ImportedLog> imported, FollowUpdate& update);
@@ -197,6 +183,10 @@ Expected<FollowUpdate> LogFollower::State::pollDocument() {
   }
   if (now == signature) return update;
   signature = std::move(now);
+  if (spec->format == Format::Tensorboard) {
+    readEvents(update);
+    return update;
+  }
   detail::StepCollector collector(detail::warmUpFor(*spec, options));
   runs::ImportedRun run = detail::startRun(*spec, target->path);
   std::vector<std::string> notes;
@@ -210,6 +200,32 @@ Expected<FollowUpdate> LogFollower::State::pollDocument() {
   take(detail::assembleImport(*spec, options, collector, std::move(run), false, std::move(notes)),
        update);
   return update;
+}
+
+// What the run's event files gained; a read that fails is a problem of
+// this poll, and the next change reads every file again.
+void LogFollower::State::readEvents(FollowUpdate& update) {
+  if (!events)
+    events.emplace(target->path, detail::startRun(*spec, target->path),
+                   detail::warmUpFor(*spec, options));
+  detail::TensorboardFollow::Read read;
+  const Status status = detail::guardedRead(*spec, target->path, [&]() -> Status {
+    auto answer = events->readOn();
+    if (!answer) return std::move(answer).error();
+    read = std::move(*answer);
+    return {};
+  });
+  if (!status) {
+    update.problem = status.error().message + " (read again when it changes)";
+    return;
+  }
+  if (read.readAgain) update.restarted = *read.readAgain + "; reading the run from its start";
+  if (!read.fed) return;
+  auto [run, collector] = events->snapshot();
+  std::vector<std::string> notes;
+  detail::noteUnusedLossPattern(*spec, pattern.has_value(), notes);
+  take(detail::assembleImport(*spec, options, collector, std::move(run), false, std::move(notes)),
+       update);
 }
 
 Expected<LogFollower> LogFollower::open(const std::filesystem::path& path,

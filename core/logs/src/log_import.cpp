@@ -315,13 +315,18 @@ Status guardedRead(const FormatSpec& spec, const fs::path& path,
   }
 }
 
-Status readDocumentTarget(const FormatSpec& spec, const fs::path& path, bool lossPatternGiven,
-                          runs::ImportedRun& run, StepCollector& collector,
-                          std::vector<std::string>& notes) {
+void noteUnusedLossPattern(const FormatSpec& spec, bool lossPatternGiven,
+                           std::vector<std::string>& notes) {
   if (lossPatternGiven) {
     notes.push_back("--loss-pattern is for text logs; " + std::string(spec.name) +
                     " files are read by their structure, so it was not used");
   }
+}
+
+Status readDocumentTarget(const FormatSpec& spec, const fs::path& path, bool lossPatternGiven,
+                          runs::ImportedRun& run, StepCollector& collector,
+                          std::vector<std::string>& notes) {
+  noteUnusedLossPattern(spec, lossPatternGiven, notes);
   return guardedRead(spec, path, [&] { return spec.readDocument(path, run, collector); });
 }
 

@@ -18,22 +18,23 @@
 #include <vector>
 
 #include "excluded_time.hpp"
+#include "file_identity.hpp"
 #include "format_parser.hpp"
 #include "tensorboard_event.pb.h"
+#include "tensorboard_follow.hpp"
 #include "tensorboard_scalars.hpp"
 #include "tb/common/units.hpp"
 #include "tfrecord.hpp"
 
 namespace tb::logs::detail {
-namespace {
+// Named, not anonymous: TensorboardFollow's state holds an EventRun.
+namespace tensorboard {
 
 namespace fs = std::filesystem;
 namespace pb = tb::logs::tfevents;
 
 constexpr std::string_view kFileVersionPrefix = "brain.Event:";
 constexpr std::string_view kEventFilePrefix = "events.out.tfevents.";
-
-using namespace tensorboard;  // the tag table and scalar decoding
 
 // ---------------------------------------------------------------------------
 // Steps in order, in bounded memory.
@@ -49,6 +50,9 @@ class StepMerger {
   static constexpr std::size_t kWindow = 64;
 
   explicit StepMerger(StepSink& sink) : sink_(sink) {}
+  /// `other`'s open steps, handing records to `sink`.
+  StepMerger(const StepMerger& other, StepSink& sink)
+      : sink_(sink), pending_(other.pending_), emittedUpTo_(other.emittedUpTo_) {}
 
   /// The open record of `step`, or nullptr when that step was handed on.
   runs::ImportedStep* at(std::int64_t step) {
@@ -91,6 +95,12 @@ struct FileEnd {
   bool truncated = false;         ///< the file stopped inside a record
   std::uint64_t truncatedAt = 0;  ///< byte offset of that record
   std::uint64_t records = 0;      ///< complete records, the file version's included
+  std::uint64_t consumed = 0;     ///< bytes read: the file's size when it was read
+
+  /// Where reading goes on when the file grows: after its last complete record.
+  [[nodiscard]] std::uint64_t resumeAt() const noexcept {
+    return truncated ? truncatedAt : consumed;
+  }
 };
 
 std::string printable(std::string_view text) {
@@ -102,18 +112,25 @@ std::string printable(std::string_view text) {
 }
 
 /// Calls onEvent(const pb::Event&) for every Event after the file-version
-/// record, until it returns false.
+/// record, from where `from` ended, until it returns false.
 template <class OnEvent>
-Expected<FileEnd> forEachEvent(const fs::path& file, OnEvent&& onEvent) {
+Expected<FileEnd> forEachEvent(const fs::path& file, const FileEnd& from, OnEvent&& onEvent) {
   const std::string origin = file.string();
   std::ifstream in(file, std::ios::binary);
   if (!in) return makeError(ErrorKind::Io, origin + ": cannot be opened for reading");
   TfRecordReader reader(in, origin);
+  FileEnd end;
+  end.records = from.records;
+  end.consumed = from.resumeAt();
+  if (end.consumed > 0) {
+    in.seekg(static_cast<std::streamoff>(end.consumed));
+    reader.resumeAt(end.consumed);
+  }
   std::string data;
   pb::Event event;
-  FileEnd end;
   for (;;) {
     const auto next = reader.next(data);
+    end.consumed = reader.offset();
     if (next == TfRecordReader::Next::End) return end;
     if (next == TfRecordReader::Next::Truncated) {
       end.truncated = true;
@@ -237,9 +254,31 @@ Expected<std::vector<fs::path>> eventFiles(const fs::path& path) {
 // ---------------------------------------------------------------------------
 // One run from its files.
 
+/// One event file and how far it was read.
+struct FileProgress {
+  fs::path path;
+  FileIdentity identity;                  ///< when its reading began
+  FileEnd end;                            ///< where its reading stopped
+  std::optional<std::int64_t> firstStep;  ///< of the first scalar we read in it
+  std::optional<std::int64_t> lastStep;   ///< the largest step of an event with a summary
+};
+
 class RunReader {
  public:
   RunReader(runs::ImportedRun& run, StepSink& sink) : run_(run), merger_(sink) {}
+  /// `other`'s state, writing to `run` and `sink`.
+  RunReader(const RunReader& other, runs::ImportedRun& run, StepSink& sink)
+      : run_(run),
+        merger_(other.merger_, sink),
+        plugins_(other.plugins_),
+        summary_(other.summary_),
+        excluded_(other.excluded_),
+        batch_(other.batch_),
+        batchVaries_(other.batchVaries_),
+        framework_(other.framework_),
+        mixedWriters_(other.mixedWriters_) {}
+  RunReader(const RunReader&) = delete;
+  RunReader& operator=(const RunReader&) = delete;
 
   /// The first step at which the file has a scalar we read: a later file that
   /// starts at or before a step of an earlier one is a restart from a
@@ -247,7 +286,7 @@ class RunReader {
   Expected<std::optional<std::int64_t>> firstStep(const fs::path& file) {
     std::optional<std::int64_t> first;
     std::array<TagPlugin, kKnownTags.size()> plugins{};
-    auto end = forEachEvent(file, [&](const pb::Event& event) {
+    auto end = forEachEvent(file, FileEnd{}, [&](const pb::Event& event) {
       if (!event.has_summary()) return true;
       for (const auto& value : event.summary().value()) {
         const auto index = lookupTag(value.tag());
@@ -264,11 +303,13 @@ class RunReader {
     return first;
   }
 
-  /// Reads one file's scalars, leaving out steps at or after `cut`.
-  Expected<FileEnd> read(const fs::path& file, std::optional<std::int64_t> cut) {
-    return forEachEvent(file, [&](const pb::Event& event) {
+  /// Reads one file's scalars on from where its reading stopped, leaving
+  /// out steps at or after `cut`.
+  Status read(FileProgress& file, std::optional<std::int64_t> cut) {
+    auto end = forEachEvent(file.path, file.end, [&](const pb::Event& event) {
       if (!event.has_summary()) return true;
       if (cut && event.step() >= *cut) return true;
+      file.lastStep = std::max(file.lastStep.value_or(event.step()), event.step());
       for (const auto& value : event.summary().value()) {
         if (const auto kind = nonTrainingRuntimeTagKind(value.tag())) {
           if (auto seconds = scalarOf(value, TagPlugin::Unknown)) excluded_.add(*kind, *seconds);
@@ -278,12 +319,16 @@ class RunReader {
         if (!index) continue;
         rememberPlugin(value, plugins_[*index]);
         if (auto number = scalarOf(value, plugins_[*index])) {
+          if (!file.firstStep) file.firstStep = event.step();
           apply(kKnownTags[*index].target, event.step(), *number);
           credit(kKnownTags[*index].framework);
         }
       }
       return true;
     });
+    if (!end) return std::move(end).error();
+    file.end = *end;
+    return {};
   }
 
   void finish() {
@@ -363,7 +408,133 @@ class RunReader {
   bool mixedWriters_ = false;
 };
 
-}  // namespace
+// ---------------------------------------------------------------------------
+// A run's files, read whole or on from where they were read.
+
+/// The reading of a run's event files in their order, remembering how far
+/// each was read so that the newest can be read on as it grows.
+class EventRun {
+ public:
+  EventRun(runs::ImportedRun& run, StepSink& sink) : run_(run), reader_(run, sink) {}
+  /// `other`'s state, writing to `run` and `sink`.
+  EventRun(const EventRun& other, runs::ImportedRun& run, StepSink& sink)
+      : run_(run), reader_(other.reader_, run, sink), files_(other.files_) {}
+  EventRun(const EventRun&) = delete;
+  EventRun& operator=(const EventRun&) = delete;
+
+  /// Every file from its start, as a one-shot import reads them.
+  Status readAll(const std::vector<fs::path>& paths) {
+    // cuts[i]: where file i is superseded by a later restart (the lowest
+    // first step of any later file), as TensorBoard itself drops such
+    // orphaned steps.
+    std::vector<std::optional<std::int64_t>> cuts(paths.size());
+    std::optional<std::int64_t> laterFirst;
+    for (std::size_t i = paths.size(); i-- > 0;) {
+      cuts[i] = laterFirst;
+      if (i == 0) break;
+      auto first = reader_.firstStep(paths[i]);
+      if (!first) return std::move(first).error();
+      if (*first && (!laterFirst || **first < *laterFirst)) laterFirst = *first;
+    }
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      if (Status read = readFile(paths[i], cuts[i]); !read) return read;
+    }
+    return {};
+  }
+
+  /// What stops reading on from where the files were read, if anything.
+  [[nodiscard]] std::optional<std::string> whyReadAgain(const std::vector<fs::path>& paths) const {
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+      const FileProgress& file = files_[i];
+      const std::string name = file.path.string();
+      if (i >= paths.size() || paths[i] != file.path)
+        return name + ": no longer at its place among the run's event files";
+      const auto now = identityOf(file.path);
+      if (!now) return name + ": no such file any more";
+      if (!now->sameFile(file.identity)) return name + ": replaced by another file";
+      const bool newest = i + 1 == files_.size();
+      if (now->size < file.end.consumed || (!newest && now->size != file.end.consumed))
+        return name + ": " + std::to_string(now->size) + " bytes after " +
+               std::to_string(file.end.consumed) + " were read" +
+               (newest ? " (truncated)" : " (an earlier file written again)");
+    }
+    return std::nullopt;
+  }
+
+  /// Reads the newest file on and every file after it from its start; the
+  /// answer says why the whole run must be read again instead (a restart
+  /// from a checkpoint), and `fed` whether anything was new.
+  Expected<std::optional<std::string>> readOn(const std::vector<fs::path>& paths, bool& fed) {
+    fed = false;
+    for (std::size_t i = files_.empty() ? 0 : files_.size() - 1; i < paths.size(); ++i) {
+      if (i == files_.size()) {
+        if (Status read = readFile(paths[i], std::nullopt); !read) return read.error();
+        fed = true;
+      } else {
+        const FileEnd before = files_[i].end;
+        if (Status read = reader_.read(files_[i], std::nullopt); !read) return read.error();
+        const FileEnd& after = files_[i].end;
+        fed = fed || after.records != before.records || after.truncated != before.truncated;
+      }
+      if (auto restart = restartIn(i)) return restart;
+    }
+    return std::optional<std::string>();
+  }
+
+  /// The run's metadata, and whether its newest file says it is still going.
+  void finish() {
+    reader_.finish();
+    if (files_.empty()) return;
+    // Only the last file says whether the run is still going: an earlier one
+    // cut short was a killed run that a later file resumed.
+    const FileEnd& last = files_.back().end;
+    const std::string lastFile = files_.back().path.string();
+    if (last.records == 0) {
+      run_.partial = true;
+      run_.partialReason = lastFile + " holds no complete record yet (a writer that just started)";
+    } else if (last.truncated) {
+      run_.partial = true;
+      run_.partialReason = lastFile + " ends inside the record at byte " +
+                           std::to_string(last.truncatedAt) + " (a writer still going, or killed)";
+    }
+  }
+
+ private:
+  Status readFile(const fs::path& path, std::optional<std::int64_t> cut) {
+    FileProgress file;
+    file.path = path;
+    file.identity = identityOf(path).value_or(FileIdentity{});
+    if (Status read = reader_.read(file, cut); !read) return read;
+    files_.push_back(std::move(file));
+    return {};
+  }
+
+  /// File i starts at or before a step an earlier file has: a restart from
+  /// a checkpoint, whose cut reading on cannot apply to what was read.
+  [[nodiscard]] std::optional<std::string> restartIn(std::size_t i) const {
+    const FileProgress& file = files_[i];
+    if (!file.firstStep) return std::nullopt;
+    std::optional<std::int64_t> earlier;
+    for (std::size_t j = 0; j < i; ++j)
+      if (files_[j].lastStep)
+        earlier = std::max(earlier.value_or(*files_[j].lastStep), *files_[j].lastStep);
+    if (!earlier || *file.firstStep > *earlier) return std::nullopt;
+    return file.path.string() + " starts at step " + std::to_string(*file.firstStep) +
+           ", at or before step " + std::to_string(*earlier) +
+           " of the earlier files (a restart from a checkpoint, which replaces their steps "
+           "from there on)";
+  }
+
+  runs::ImportedRun& run_;
+  RunReader reader_;
+  std::vector<FileProgress> files_;
+};
+
+}  // namespace tensorboard
+
+namespace fs = std::filesystem;
+using tensorboard::eventFiles;
+using tensorboard::EventRun;
 
 bool tensorboardClaimsHead(std::string_view head) {
   // The first record is the tiny file-version Event; it must fit the head.
@@ -371,48 +542,69 @@ bool tensorboardClaimsHead(std::string_view head) {
   TfRecordReader reader(in, "head", {.maxRecordBytes = head.size(), .maxKeptBytes = head.size()});
   std::string data;
   if (reader.next(data) != TfRecordReader::Next::Record) return false;
-  pb::Event event;
+  tensorboard::pb::Event event;
   return event.ParseFromString(data) && event.has_file_version() &&
-         event.file_version().starts_with(kFileVersionPrefix);
+         event.file_version().starts_with(tensorboard::kFileVersionPrefix);
 }
 
 Status readTensorboard(const fs::path& path, runs::ImportedRun& run, StepSink& sink) {
   auto files = eventFiles(path);
   if (!files) return std::move(files).error();
-  RunReader reader(run, sink);
-
-  // cuts[i]: where file i is superseded by a later restart (the lowest first
-  // step of any later file), as TensorBoard itself drops such orphaned steps.
-  std::vector<std::optional<std::int64_t>> cuts(files->size());
-  std::optional<std::int64_t> laterFirst;
-  for (std::size_t i = files->size(); i-- > 0;) {
-    cuts[i] = laterFirst;
-    if (i == 0) break;
-    auto first = reader.firstStep((*files)[i]);
-    if (!first) return std::move(first).error();
-    if (*first && (!laterFirst || **first < *laterFirst)) laterFirst = *first;
-  }
-
-  FileEnd last;
-  for (std::size_t i = 0; i < files->size(); ++i) {
-    auto end = reader.read((*files)[i], cuts[i]);
-    if (!end) return std::move(end).error();
-    last = *end;
-  }
-  reader.finish();
-
-  // Only the last file says whether the run is still going: an earlier one
-  // cut short was a killed run that a later file resumed.
-  const std::string lastFile = files->back().string();
-  if (last.records == 0) {
-    run.partial = true;
-    run.partialReason = lastFile + " holds no complete record yet (a writer that just started)";
-  } else if (last.truncated) {
-    run.partial = true;
-    run.partialReason = lastFile + " ends inside the record at byte " +
-                        std::to_string(last.truncatedAt) + " (a writer still going, or killed)";
-  }
+  EventRun events(run, sink);
+  if (Status read = events.readAll(*files); !read) return read;
+  events.finish();
   return {};
+}
+
+// ---------------------------------------------------------------------------
+// Following a run.
+
+struct TensorboardFollow::State {
+  State(const runs::ImportedRun& start, const WarmUp& warmUp)
+      : run(start), collector(warmUp), events(run, collector) {}
+  State(const State& other)
+      : run(other.run), collector(other.collector), events(other.events, run, collector) {}
+  State& operator=(const State&) = delete;
+
+  runs::ImportedRun run;
+  StepCollector collector;
+  EventRun events;  ///< after run and collector: it writes to them
+};
+
+TensorboardFollow::TensorboardFollow(fs::path target, runs::ImportedRun start, const WarmUp& warmUp)
+    : target_(std::move(target)), start_(std::move(start)), warmUp_(warmUp) {}
+TensorboardFollow::~TensorboardFollow() = default;
+TensorboardFollow::TensorboardFollow(TensorboardFollow&&) noexcept = default;
+TensorboardFollow& TensorboardFollow::operator=(TensorboardFollow&&) noexcept = default;
+
+Expected<TensorboardFollow::Read> TensorboardFollow::readOn() {
+  auto files = eventFiles(target_);
+  if (!files) return std::move(files).error();
+  Read answer;
+  if (state_) answer.readAgain = state_->events.whyReadAgain(*files);
+  if (state_ && !answer.readAgain) {
+    auto restart = state_->events.readOn(*files, answer.fed);
+    if (!restart) {
+      state_.reset();
+      return std::move(restart).error();
+    }
+    answer.readAgain = std::move(*restart);
+    if (!answer.readAgain) return answer;
+  }
+  state_ = std::make_unique<State>(start_, warmUp_);
+  if (Status read = state_->events.readAll(*files); !read) {
+    state_.reset();
+    return read.error();
+  }
+  answer.fed = true;
+  return answer;
+}
+
+TensorboardFollow::Snapshot TensorboardFollow::snapshot() const {
+  if (!state_) return {start_, StepCollector(warmUp_)};
+  State copy(*state_);
+  copy.events.finish();
+  return {std::move(copy.run), std::move(copy.collector)};
 }
 
 }  // namespace tb::logs::detail

@@ -5,8 +5,10 @@
 // what this build lacks instead of "no known format".
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "format_parser.hpp"
+#include "tensorboard_follow.hpp"
 #include "tfrecord.hpp"
 
 namespace tb::logs::detail {
@@ -19,12 +21,35 @@ bool tensorboardClaimsHead(std::string_view head) {
          data.find("brain.Event:") != std::string::npos;
 }
 
-Status readTensorboard(const std::filesystem::path& path, runs::ImportedRun& /*run*/,
-                       StepSink& /*sink*/) {
+namespace {
+
+Error unavailable(const std::filesystem::path& path) {
   return makeError(ErrorKind::Runtime,
                    path.string() +
                        ": TensorBoard event files cannot be read by this trainbench, "
                        "built without libprotobuf (TB_WITH_TENSORBOARD=OFF)");
+}
+
+}  // namespace
+
+Status readTensorboard(const std::filesystem::path& path, runs::ImportedRun& /*run*/,
+                       StepSink& /*sink*/) {
+  return unavailable(path);
+}
+
+struct TensorboardFollow::State {};
+
+TensorboardFollow::TensorboardFollow(std::filesystem::path target, runs::ImportedRun start,
+                                     const WarmUp& warmUp)
+    : target_(std::move(target)), start_(std::move(start)), warmUp_(warmUp) {}
+TensorboardFollow::~TensorboardFollow() = default;
+TensorboardFollow::TensorboardFollow(TensorboardFollow&&) noexcept = default;
+TensorboardFollow& TensorboardFollow::operator=(TensorboardFollow&&) noexcept = default;
+
+Expected<TensorboardFollow::Read> TensorboardFollow::readOn() { return unavailable(target_); }
+
+TensorboardFollow::Snapshot TensorboardFollow::snapshot() const {
+  return {start_, StepCollector(warmUp_)};
 }
 
 }  // namespace tb::logs::detail

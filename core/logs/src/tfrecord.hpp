@@ -64,6 +64,10 @@ class TfRecordReader {
   TfRecordReader(std::istream& in, std::string origin);
   TfRecordReader(std::istream& in, std::string origin, Limits limits);
 
+  /// The stream was positioned at `offset` of its file, the start of a
+  /// record: offsets in errors and answers count from the file's start.
+  void resumeAt(std::uint64_t offset) noexcept { offset_ = offset; }
+
   /// The next record into `data` (its capacity is reused). After End,
   /// Truncated or Failed every further call answers the same.
   [[nodiscard]] Next next(std::string& data);

@@ -8,6 +8,7 @@
 // independent writer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -739,10 +740,97 @@ TEST_F(TensorboardFiles, AFollowedRunFolderGainsRecordsAndFiles) {
   auto restarted = follower->poll();
   ASSERT_TRUE(restarted.ok());
   EXPECT_TRUE(restarted->grew);
+  ASSERT_TRUE(restarted->restarted.has_value()) << "a restart from step 5 is said";
+  EXPECT_NE(restarted->restarted->find("starts at step 5, at or before step 6"), std::string::npos)
+      << *restarted->restarted;
   auto oneShot = tb::logs::importLog(dir_ / "run");
   ASSERT_TRUE(oneShot.ok());
   EXPECT_EQ(follower->latest()->run, oneShot->run);
   EXPECT_EQ(follower->latest()->run.records, 9);
+
+  // A file after the last step read is read from its start, nothing else.
+  write("run/events.out.tfevents.1700001800.host.3.0", lossEvents(10, 12, 10.0));
+  auto later = follower->poll();
+  ASSERT_TRUE(later.ok());
+  EXPECT_TRUE(later->grew);
+  EXPECT_FALSE(later->restarted.has_value()) << *later->restarted;
+  oneShot = tb::logs::importLog(dir_ / "run");
+  ASSERT_TRUE(oneShot.ok());
+  EXPECT_EQ(follower->latest()->run, oneShot->run);
+  EXPECT_EQ(follower->latest()->run.records, 12);
+}
+
+// The newest file is read on from its last complete record: bytes already
+// read are not read again. A byte flipped inside a record read before
+// shows it, since a one-shot import of the same file refuses it by its CRC.
+TEST_F(TensorboardFiles, AFollowedFileIsReadOnFromWhereItsReadingStopped) {
+  const std::string whole = slurp(write("whole.tfevents", lossEvents(1, 8)));
+  const auto offsets = recordOffsets(whole);
+  ASSERT_EQ(offsets.size(), 9U);
+  const fs::path file = dir_ / "run/events.out.tfevents.1700000000.host.1.0";
+  fs::create_directories(file.parent_path());
+  spit(file, whole.substr(0, offsets[5]));  // the version and steps 1 to 4
+
+  auto follower = tb::logs::LogFollower::open(dir_ / "run");
+  ASSERT_TRUE(follower.ok());
+  ASSERT_TRUE(follower->poll().ok());
+  ASSERT_TRUE(follower->latest().has_value());
+  expectSteps(follower->latest()->run.steps, lossSteps(1, 4));
+
+  {
+    std::fstream inPlace(file, std::ios::binary | std::ios::in | std::ios::out);
+    const auto flipAt = static_cast<std::streamoff>(offsets[2] + 12 + 3);
+    inPlace.seekg(flipAt);
+    const char byte = static_cast<char>(inPlace.get());
+    inPlace.seekp(flipAt);
+    inPlace.put(static_cast<char>(byte ^ 0x10));
+    inPlace.seekp(0, std::ios::end);
+    inPlace << whole.substr(offsets[5]);  // steps 5 to 8
+  }
+  auto grown = follower->poll();
+  ASSERT_TRUE(grown.ok()) << grown.error().message;
+  EXPECT_FALSE(grown->problem.has_value()) << *grown->problem;
+  EXPECT_FALSE(grown->restarted.has_value()) << *grown->restarted;
+  expectSteps(follower->latest()->run.steps, lossSteps(1, 8));
+  EXPECT_FALSE(tb::logs::importLog(dir_ / "run").ok()) << "the flipped byte is in the file";
+}
+
+// Cut at random places, inside records too, the followed run is after each
+// poll what a one-shot import of the same bytes gives; a truncated file is
+// read again from its start, and said.
+TEST_F(TensorboardFiles, AFollowedRunEqualsAOneShotImportAfterEveryCut) {
+  const std::string whole = slurp(write("whole.tfevents", lossEvents(1, 40)));
+  const fs::path file = dir_ / "run/events.out.tfevents.1700000000.host.1.0";
+  fs::create_directories(file.parent_path());
+  spit(file, "");
+  auto follower = tb::logs::LogFollower::open(dir_ / "run");
+  ASSERT_TRUE(follower.ok());
+  std::mt19937 random(20261207);
+  std::size_t written = 0;
+  while (written < whole.size()) {
+    written = std::min(whole.size(), written + 1 + random() % 120);
+    spit(file, whole.substr(0, written));
+    auto polled = follower->poll();
+    ASSERT_TRUE(polled.ok()) << polled.error().message;
+    EXPECT_FALSE(polled->restarted.has_value()) << *polled->restarted;
+    const auto oneShot = tb::logs::importLog(dir_ / "run");
+    if (!oneShot.ok()) {
+      EXPECT_FALSE(follower->latest().has_value()) << "at " << written << " bytes";
+      continue;
+    }
+    ASSERT_TRUE(follower->latest().has_value()) << "at " << written << " bytes";
+    EXPECT_EQ(follower->latest()->run, oneShot->run) << "at " << written << " bytes";
+  }
+  EXPECT_EQ(follower->latest()->run.records, 40);
+
+  spit(file, whole.substr(0, recordOffsets(whole)[11]));  // steps 1 to 10
+  auto truncated = follower->poll();
+  ASSERT_TRUE(truncated.ok());
+  ASSERT_TRUE(truncated->restarted.has_value());
+  EXPECT_NE(truncated->restarted->find("(truncated); reading the run from its start"),
+            std::string::npos)
+      << *truncated->restarted;
+  expectSteps(follower->latest()->run.steps, lossSteps(1, 10));
 }
 
 }  // namespace

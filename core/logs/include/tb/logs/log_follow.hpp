@@ -3,10 +3,11 @@
 // and its held last line between polls), and the import of what has been
 // read so far is what importLog gives for the same bytes. A text log that
 // is truncated (shorter than what was read) or replaced (another inode at
-// the path) is read again from its start, and the poll says so. Documents
-// that their writer rewrites whole (the Trainer's trainer_state.json) or
-// that grow by files (a TensorBoard run folder) are read again when their
-// size, time or file list changed. Polling, not change events: a file
+// the path) is read again from its start, and the poll says so. A
+// TensorBoard run folder is read on the same way: its newest event file
+// from its last complete record, a new file (a restart) from its start.
+// Documents that their writer rewrites whole (the Trainer's
+// trainer_state.json) are read again when their size or time changed. Polling, not change events: a file
 // written on another node of a shared filesystem (NFS, Lustre, GPFS) raises
 // no inotify event here.
 #pragma once
