@@ -4,6 +4,7 @@
 // the folder opened while the jobs still run, then collected once they
 // ended. With TB_ABLATION_SCREENSHOT_DIR set, the page is saved at both
 // moments (docs/images/ablation-plan-*.png).
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,6 +16,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <chrono>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -30,6 +33,7 @@ using tb::ui::AblationPlanPanel;
 namespace {
 
 constexpr int kJobs = 4;
+constexpr int kLastRecordColumn = 5;
 
 QString trainbenchDir() { return QFileInfo(QStringLiteral(TB_TRAINBENCH_BINARY)).absolutePath(); }
 
@@ -60,7 +64,7 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
 
   AblationPlanPanel* panel() { return page().planPanel(); }
   QTableWidget* jobs() { return widget<QTableWidget>("ablationPlanJobs"); }
-  QString state(int row) { return jobs()->item(row, 2)->text(); }
+  QString state(int row) { return jobs()->item(row, 1)->text(); }
 
   void writePlan() {
     plan_ = QDir(scratch_.path()).filePath(QString::fromLatin1(QTest::currentTestFunction()));
@@ -140,7 +144,8 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     QCOMPARE(jobs()->rowCount(), kJobs);
     for (int row = 0; row < kJobs; ++row) QCOMPARE(state(row), QStringLiteral("not-started"));
-    QCOMPARE(jobs()->item(3, 0)->text(), QStringLiteral("AC2+CompilerOpt+CkptOpt"));
+    QCOMPARE(jobs()->item(3, 0)->text(), QStringLiteral("+CkptOpt"));
+    QVERIFY(jobs()->item(3, 0)->toolTip().startsWith(QLatin1String("AC2+CompilerOpt+CkptOpt")));
   }
 
   void jobsFollowedWhileTheyRunThenCollected() {
@@ -154,25 +159,34 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
     };
     QTRY_VERIFY_WITH_TIMEOUT(trainedAStep(), 180000);
 
-    // The jobs still run: Base has completed, the last one has not.
+    // The jobs still run: Base has completed, the last one has not. A plan
+    // under way is followed by default.
     QSignalSpy finished(panel(), &AblationPlanPanel::taskFinished);
+    panel()->setFollowInterval(std::chrono::milliseconds(1000));
     page().openPlanFolder(plan_);
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
     QCOMPARE(jobs()->rowCount(), kJobs);
     QCOMPARE(state(0), QStringLiteral("completed"));
     QVERIFY2(state(kJobs - 1) != QLatin1String("completed"), qPrintable(state(kJobs - 1)));
     // Its launcher may still be exiting: "running", then "exited 0".
-    const QString launcher = jobs()->item(0, 3)->text();
+    const QString launcher = jobs()->item(0, 2)->text();
     QVERIFY2(launcher == QLatin1String("exited 0") || launcher == QLatin1String("running"),
              qPrintable(launcher));
+    QVERIFY(panel()->isFollowing());
+    QCOMPARE(jobs()->item(0, kLastRecordColumn)->text(), QStringLiteral("-"));  // it ended
+    // Base's results are on the charts at once; more looks follow the rest.
+    QTRY_VERIFY_WITH_TIMEOUT(!page().results().configurations.empty(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.size() >= 4, 60000);
     saveScreenshot("ablation-plan-running.png");
 
+    // Once every job has ended, the last one is collected without a click
+    // and following stops.
     QVERIFY(submit_.waitForFinished(300000));
     QCOMPARE(submit_.exitCode(), 0);
-    widget<QPushButton>("ablationPlanCollect")->click();
-    QVERIFY(panel()->isBusy());
-    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 120000);
-    QCOMPARE(finished.at(1).at(0).toBool(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel()->isFollowing(), 120000);
+    QTRY_COMPARE_WITH_TIMEOUT(page().results().configurations.size(), std::size_t{kJobs}, 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel()->isBusy(), 120000);
     for (int row = 0; row < kJobs; ++row) QCOMPARE(state(row), QStringLiteral("completed"));
     QVERIFY(QFileInfo::exists(QDir(plan_).filePath(QStringLiteral("report.html"))));
     // The collected results are on the page's charts, as cluster configurations.
@@ -183,6 +197,7 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
     }
     QVERIFY(throughputChart()->hasResults());
     QVERIFY(widget<QLabel>("ablationPlanStatus")->text().contains(QLatin1String("4 of 4")));
+    QVERIFY(!widget<QCheckBox>("ablationPlanFollow")->isChecked());
     saveScreenshot("ablation-plan-collected.png");
   }
 
@@ -191,6 +206,7 @@ class AblationPlanPanelTest : public QObject, public tb::ui::test::AblationPageF
     QSignalSpy finished(panel(), &AblationPlanPanel::taskFinished);
     page().openPlanFolder(plan_);
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+    QVERIFY(!panel()->isFollowing());  // a plan not under way is not followed by default
     widget<QPushButton>("ablationPlanCollect")->click();
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
     QCOMPARE(finished.at(1).at(0).toBool(), false);

@@ -29,14 +29,14 @@ namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("tb::ui::LogFollowSet", text); }
 
+}  // namespace
+
 QString sinceText(const QDateTime& at, const QDateTime& now) {
   const qint64 seconds = at.secsTo(now);
   if (seconds < 120) return tr("%1 s ago").arg(seconds);
   if (seconds < 7200) return tr("%1 min ago").arg(seconds / 60);
   return tr("%1 h ago").arg(seconds / 3600);
 }
-
-}  // namespace
 
 QString followText(const FollowStatus& status, const QDateTime& now) {
   if (!status.problem.isEmpty() && status.following)

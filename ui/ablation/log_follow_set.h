@@ -40,6 +40,8 @@ struct FollowStatus {
   friend bool operator==(const FollowStatus&, const FollowStatus&) = default;
 };
 
+/// How long before `now` `at` was, short: "3 s ago", "5 min ago", "2 h ago".
+[[nodiscard]] QString sinceText(const QDateTime& at, const QDateTime& now);
 /// The Follow cell's text, short: "step 120 · 3 s ago", "ended · step 400",
 /// "⚠ <problem>"; `now` for the time since.
 [[nodiscard]] QString followText(const FollowStatus& status, const QDateTime& now);
