@@ -95,12 +95,12 @@ AblationRunPanel::AblationRunPanel(QWidget* parent)
   cancel_->setToolTip(tr("Stops the current run; runs that finished are kept and loaded"));
   cancel_->setEnabled(false);
   progress_->setObjectName(QStringLiteral("ablationProgress"));
+  // Empty, a bar looks like a text field: it says what it will show.
   progress_->setRange(0, 1);
   progress_->setValue(0);
-  progress_->setTextVisible(false);
-  progress_->setFormat(tr("run %v of %m"));
+  progress_->setFormat(tr("No ablation has run yet: the runs are counted here"));
+  progress_->setToolTip(tr("The benchmark's runs, every configuration and repeat"));
   stepProgress_->setObjectName(QStringLiteral("ablationStepProgress"));
-  stepProgress_->setFormat(tr("step %v of %m"));
   stepProgress_->setToolTip(tr("The current run's training steps, as the run reports them"));
   resetStepBar();
 
@@ -175,7 +175,7 @@ void AblationRunPanel::begin(int repeats) {
   runningIndex_ = -1;
   progress_->setRange(0, 4 * planned);
   progress_->setValue(0);
-  progress_->setTextVisible(true);
+  progress_->setFormat(tr("run %v of %m"));
   resetStepBar();
   log_->clear();
   status_->setStyleSheet(QString());
@@ -222,7 +222,7 @@ void AblationRunPanel::applyRunStart(const tb::runs::BenchmarkEvent& event) {
   runningIndex_ = row ? static_cast<int>(*row) : -1;
   stepProgress_->setRange(0, std::max(1, toInt(event.steps)));
   stepProgress_->setValue(0);
-  stepProgress_->setTextVisible(true);
+  stepProgress_->setFormat(tr("step %v of %m"));
   status_->setText(tr("Running %1\u2026").arg(runName(event.run)));
 }
 
@@ -234,7 +234,7 @@ void AblationRunPanel::applyRunStep(const tb::runs::BenchmarkEvent& event) {
   if (event.steps > 0 && toInt(event.steps) != stepProgress_->maximum()) {
     stepProgress_->setMaximum(toInt(event.steps));
   }
-  stepProgress_->setTextVisible(true);
+  stepProgress_->setFormat(tr("step %v of %m"));
   stepProgress_->setValue(std::min(toInt(event.step), stepProgress_->maximum()));
 }
 
@@ -279,10 +279,14 @@ void AblationRunPanel::followTotal(std::int64_t total) {
   if (total > 0 && toInt(total) != progress_->maximum()) progress_->setMaximum(toInt(total));
 }
 
+QString AblationRunPanel::idleStepText() {
+  return tr("No run in progress: its training steps show here");
+}
+
 void AblationRunPanel::resetStepBar() {
   stepProgress_->setRange(0, 1);
   stepProgress_->setValue(0);
-  stepProgress_->setTextVisible(false);
+  stepProgress_->setFormat(idleStepText());
 }
 
 void AblationRunPanel::end(const QString& text, bool isError) {

@@ -33,6 +33,9 @@ class AblationRunPanel : public QGroupBox {
  public:
   explicit AblationRunPanel(QWidget* parent = nullptr);
 
+  /// What the step bar says while no run is going on.
+  [[nodiscard]] static QString idleStepText();
+
   /// The form's values (outDir is left to the page).
   [[nodiscard]] BenchmarkRequest request() const;
   void setRequest(const BenchmarkRequest& request);
